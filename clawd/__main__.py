@@ -1,0 +1,4 @@
+"""`python -m clawd` is `clawd-browser`."""
+from clawd.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,165 @@
+"""The configuration as frozen dataclasses: what the rest of clawd reads.
+
+Only config/loader.py builds these (from YAML validated against schema.json, defaults filled in).
+Field names are the schema's camelCase keys in snake_case.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+from dataclasses import dataclass, field
+from typing import Literal, Mapping
+
+Tristate = bool | Literal["auto"]
+
+DEFAULT_COLOR = "#FF4500"
+PALETTE = ("#FF4500", "#0066CC", "#00AA00", "#9933FF", "#FF6699",
+           "#00CCCC", "#FF9900", "#6666FF", "#CC3366", "#339966")
+
+
+@dataclass(frozen=True)
+class AuthConfig:
+    token: str | None = None
+    password: str | None = None
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 18791
+    auth: AuthConfig = field(default_factory=AuthConfig)
+
+
+@dataclass(frozen=True)
+class SsrfPolicy:
+    dangerously_allow_private_network: bool = False
+    allowed_hostnames: tuple[str, ...] = ()
+    hostname_allowlist: tuple[str, ...] = ()
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class SnapshotDefaults:
+    mode: str | None = None
+
+
+@dataclass(frozen=True)
+class TabCleanup:
+    enabled: bool = False
+    idle_minutes: int = 60
+    interval_seconds: int = 60
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    enabled: bool = False
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    prompt: str = "Describe this screenshot of a web page for someone who cannot see it."
+    timeout_ms: int = 30000
+    max_bytes: int = 65536
+
+
+@dataclass(frozen=True)
+class ProfileConfig:
+    """One entry of browser.profiles. `driver` is managed | remote | existing-session;
+    a profile with `cdp_url` is remote whatever `driver` says."""
+    name: str
+    driver: str = "managed"
+    cdp_port: int | None = None
+    cdp_url: str | None = None
+    color: str | None = None
+    user_data_dir: str | None = None
+    attach_only: bool | None = None      # None: inherit browser.attachOnly
+
+    @property
+    def kind(self) -> str:
+        if self.cdp_url:
+            return "remote"
+        return self.driver
+
+
+@dataclass(frozen=True)
+class BrowserConfig:
+    enabled: bool = True
+    evaluate_enabled: bool = True
+    headless: Tristate = "auto"
+    no_sandbox: Tristate = "auto"
+    attach_only: bool = False
+    executable_path: str | None = None
+    extra_args: tuple[str, ...] = ()
+    color: str = DEFAULT_COLOR
+    default_profile: str = "clawd"
+    cdp_port_range_start: int = 18800
+    remote_cdp_timeout_ms: int = 1500
+    remote_cdp_handshake_timeout_ms: int = 3000
+    action_timeout_ms: int = 8000
+    max_tabs: int = 8
+    snapshot_defaults: SnapshotDefaults = field(default_factory=SnapshotDefaults)
+    ssrf_policy: SsrfPolicy = field(default_factory=SsrfPolicy)
+    profiles: Mapping[str, ProfileConfig] = field(
+        default_factory=lambda: {"clawd": ProfileConfig("clawd", cdp_port=18800, color=DEFAULT_COLOR)})
+    tab_cleanup: TabCleanup = field(default_factory=TabCleanup)
+    vision: VisionConfig = field(default_factory=VisionConfig)
+
+
+@dataclass(frozen=True)
+class CliConfig:
+    url: str | None = None
+    autostart: bool = False
+
+
+@dataclass(frozen=True)
+class Config:
+    server: ServerConfig = field(default_factory=ServerConfig)
+    browser: BrowserConfig = field(default_factory=BrowserConfig)
+    cli: CliConfig = field(default_factory=CliConfig)
+    home: pathlib.Path = field(default_factory=lambda: state_home())
+    source: str | None = None            # the file it was read from, None for built-in defaults
+
+
+def state_home(env: Mapping[str, str] | None = None) -> pathlib.Path:
+    """$CLAWD_HOME, default ~/.clawd."""
+    env = os.environ if env is None else env
+    raw = env.get("CLAWD_HOME") or os.path.join(os.path.expanduser("~"), ".clawd")
+    return pathlib.Path(raw).expanduser()
+
+
+class StateLayout:
+    """Where things live under $CLAWD_HOME (DESIGN.md §3)."""
+
+    def __init__(self, home: pathlib.Path):
+        self.home = pathlib.Path(home)
+
+    def user_data_dir(self, profile: str) -> pathlib.Path:
+        return self.home / "browser" / profile / "user-data"
+
+    @property
+    def media(self) -> pathlib.Path:
+        return self.home / "media"
+
+    @property
+    def auth_token(self) -> pathlib.Path:
+        return self.home / "auth-token"
+
+    @property
+    def uploads(self) -> pathlib.Path:
+        return self.home / "uploads"
+
+    @property
+    def downloads(self) -> pathlib.Path:
+        return self.home / "downloads"
+
+    @property
+    def traces(self) -> pathlib.Path:
+        return self.home / "traces"
+
+    @property
+    def profiles_file(self) -> pathlib.Path:
+        """Profiles created at run time through POST /profiles/create survive restarts here."""
+        return self.home / "profiles.json"
+
+    def ensure(self) -> None:
+        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for d in (self.media, self.uploads, self.downloads, self.traces):
+            d.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -1,0 +1,289 @@
+"""Every clawd exception. A leaf module: it imports nothing of clawd.
+
+Each class carries the `code` clients see and the `http_status` the request handler answers with.
+The request handler (server/handler.py) and the CLI exit-status ladder (cli/main.py) are the only
+places these become statuses.
+"""
+from __future__ import annotations
+
+
+class ClawdError(Exception):
+    code = "INTERNAL"
+    http_status = 500
+
+    def __init__(self, message: str = "", **details):
+        super().__init__(message or self.__class__.__doc__ or self.code)
+        self.message = message or (self.__class__.__doc__ or self.code).strip()
+        self.details = details
+
+    def to_dict(self) -> dict:
+        body = {"error": self.message, "code": self.code}
+        body.update(self.details)
+        return body
+
+
+# -- 400: the request itself is wrong -------------------------------------------------------------
+class InvalidRequest(ClawdError, ValueError):
+    """The request is malformed."""
+    code = "INVALID_REQUEST"
+    http_status = 400
+
+
+class BodyTooLarge(InvalidRequest):
+    """The request body is larger than 1 MiB."""
+    code = "BODY_TOO_LARGE"
+    http_status = 413
+
+
+class InvalidPath(InvalidRequest):
+    """The path is outside its allowed root, a symlink, or not a regular file."""
+    code = "INVALID_PATH"
+
+
+class NavigationBlocked(InvalidRequest):
+    """The URL is not allowed by the navigation policy."""
+    code = "NAVIGATION_BLOCKED"
+
+
+class ActKindRequired(InvalidRequest):
+    code = "ACT_KIND_REQUIRED"
+
+
+class ActInvalidRequest(InvalidRequest):
+    code = "ACT_INVALID_REQUEST"
+
+
+class ActSelectorUnsupported(InvalidRequest):
+    code = "ACT_SELECTOR_UNSUPPORTED"
+
+
+class ActEvaluateFailed(InvalidRequest):
+    code = "ACT_EVALUATE_FAILED"
+
+
+# -- 401/403: who is asking -----------------------------------------------------------------------
+class Unauthorized(ClawdError, PermissionError):
+    """Missing or wrong credentials."""
+    code = "UNAUTHORIZED"
+    http_status = 401
+
+
+class Forbidden(ClawdError, PermissionError):
+    code = "FORBIDDEN"
+    http_status = 403
+
+
+class CrossSiteRequest(Forbidden):
+    """Cross-site state-changing request refused."""
+    code = "CSRF_REJECTED"
+
+
+class HostNotAllowed(Forbidden):
+    """The Host header is not a loopback name or the configured host."""
+    code = "HOST_NOT_ALLOWED"
+
+
+class ActEvaluateDisabled(Forbidden):
+    """evaluate is disabled by browser.evaluateEnabled: false."""
+    code = "ACT_EVALUATE_DISABLED"
+
+
+class ActTargetIdMismatch(Forbidden):
+    code = "ACT_TARGET_ID_MISMATCH"
+
+
+# -- 404: what was named does not exist -----------------------------------------------------------
+class NotFound(ClawdError, LookupError):
+    code = "NOT_FOUND"
+    http_status = 404
+
+
+class RouteNotFound(NotFound):
+    code = "ROUTE_NOT_FOUND"
+
+
+class ProfileNotFound(NotFound):
+    code = "PROFILE_NOT_FOUND"
+
+
+class TabNotFound(NotFound):
+    code = "TAB_NOT_FOUND"
+
+
+class MediaNotFound(NotFound):
+    code = "MEDIA_NOT_FOUND"
+
+
+class RefUnknown(NotFound):
+    code = "REF_UNKNOWN"
+
+
+class FrameNotFound(NotFound):
+    code = "FRAME_NOT_FOUND"
+
+
+class SelectorNotFound(NotFound):
+    code = "SELECTOR_NOT_FOUND"
+
+
+class MethodNotAllowed(ClawdError):
+    code = "METHOD_NOT_ALLOWED"
+    http_status = 405
+
+
+# -- 408: waited and nothing came -----------------------------------------------------------------
+class RequestTimeout(ClawdError, TimeoutError):
+    code = "TIMEOUT"
+    http_status = 408
+
+
+class ResponseTimeout(RequestTimeout):
+    code = "RESPONSE_TIMEOUT"
+
+
+class DownloadTimeout(RequestTimeout):
+    code = "DOWNLOAD_TIMEOUT"
+
+
+class ActTimeout(RequestTimeout):
+    code = "ACT_TIMEOUT"
+
+
+# -- 409: the state of things forbids it ----------------------------------------------------------
+class Conflict(ClawdError):
+    code = "CONFLICT"
+    http_status = 409
+
+
+class TabAmbiguous(Conflict):
+    code = "TAB_AMBIGUOUS"
+
+
+class TabQuarantined(Conflict):
+    code = "TAB_QUARANTINED"
+
+
+class TabCrashed(Conflict):
+    code = "TAB_CRASHED"
+
+
+class BrowserNotRunning(Conflict):
+    code = "BROWSER_NOT_RUNNING"
+
+
+class ProfileExists(Conflict):
+    code = "PROFILE_EXISTS"
+
+
+class ProfileInUse(Conflict):
+    code = "PROFILE_IN_USE"
+
+
+class RefStale(Conflict):
+    code = "REF_STALE"
+
+
+class ActElementCovered(Conflict):
+    code = "ACT_ELEMENT_COVERED"
+
+
+class ActElementHidden(Conflict):
+    code = "ACT_ELEMENT_HIDDEN"
+
+
+class ActElementDisabled(Conflict):
+    code = "ACT_ELEMENT_DISABLED"
+
+
+class ActElementDetached(Conflict):
+    code = "ACT_ELEMENT_DETACHED"
+
+
+class ActBlockedByDialog(Conflict):
+    code = "ACT_BLOCKED_BY_DIALOG"
+
+
+class DialogNotFound(NotFound):
+    code = "DIALOG_NOT_FOUND"
+
+
+# -- 5xx: something beyond the request failed -----------------------------------------------------
+class BrowserLaunchFailed(ClawdError):
+    code = "BROWSER_LAUNCH_FAILED"
+    http_status = 500
+
+
+class ConfigError(ClawdError):
+    """The configuration does not validate; `problems` lists every one with its JSON path."""
+    code = "CONFIG_INVALID"
+    http_status = 500
+
+    def __init__(self, problems: list[str], source: str | None = None):
+        self.problems = list(problems)
+        self.source = source
+        where = f" in {source}" if source else ""
+        super().__init__(f"invalid configuration{where}:\n  " + "\n  ".join(self.problems))
+
+
+class CdpError(ClawdError):
+    """Chromium answered a DevTools call with an error."""
+    code = "CDP_ERROR"
+    http_status = 502
+
+    def __init__(self, message: str = "", *, cdp_code: int | None = None, method: str | None = None):
+        super().__init__(message)
+        self.cdp_code = cdp_code
+        self.method = method
+
+
+class NavigationFailed(ClawdError):
+    code = "NAVIGATION_FAILED"
+    http_status = 502
+
+
+class HostUnresolved(ClawdError):
+    code = "HOST_UNRESOLVED"
+    http_status = 502
+
+
+class CdpUnreachable(ClawdError):
+    """The DevTools endpoint did not answer."""
+    code = "CDP_UNREACHABLE"
+    http_status = 502
+
+
+class BrowserDisabled(ClawdError):
+    code = "BROWSER_DISABLED"
+    http_status = 503
+
+
+class BrowserGone(ClawdError, ConnectionError):
+    """The browser connection closed."""
+    code = "BROWSER_GONE"
+    http_status = 503
+
+
+class ServiceShuttingDown(ClawdError):
+    code = "SHUTTING_DOWN"
+    http_status = 503
+
+
+class CdpTimeout(ClawdError, TimeoutError):
+    code = "CDP_TIMEOUT"
+    http_status = 504
+
+
+def error_class_for_code(code: str) -> type[ClawdError]:
+    """The most specific class whose `code` is `code` (clients map answers back to classes)."""
+    return _BY_CODE.get(code, ClawdError)
+
+
+def _collect(cls: type[ClawdError], into: dict) -> dict:
+    into.setdefault(cls.code, cls)
+    for sub in cls.__subclasses__():
+        into[sub.code] = sub
+        _collect(sub, into)
+    return into
+
+
+_BY_CODE: dict[str, type[ClawdError]] = _collect(ClawdError, {})
