@@ -1,0 +1,221 @@
+"""One connected browser: its DevTools connection, the page targets it auto-attaches (each a
+Tab with a stable id), their out-of-process iframes, and resolving a `targetId` to a Tab."""
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from typing import Callable, Iterable, Protocol
+
+from clawd import errors
+from clawd.browser.tab import Tab
+from clawd.cdp.connection import Connection
+from clawd.cdp.session import Session
+
+log = logging.getLogger("clawd.browser")
+
+ATTACH_TIMEOUT = 10.0
+CLOSE_TIMEOUT = 5.0
+
+
+class TabHook(Protocol):
+    """What page/ modules plug in: called on the event thread while a new tab is still paused
+    before its first script, so nothing it wants to see can slip past."""
+    def attach(self, tab: Tab, session: Session, *, child: bool) -> None: ...
+    def detach(self, tab: Tab) -> None: ...
+
+
+class Browser:
+    def __init__(self, connection: Connection, *, profile: str, max_tabs: int | None = None,
+                 hooks: Iterable[TabHook] = (), id_counter: Iterable[int] | None = None):
+        self.connection = connection
+        self.profile = profile
+        self.max_tabs = max_tabs
+        self.root = Session(connection)
+        self.hooks = list(hooks)
+        self._ids = id_counter or itertools.count(1)
+        self._tabs: dict[str, Tab] = {}           # raw targetId -> Tab
+        self._changed = threading.Condition(threading.RLock())
+        self._last_used: str | None = None
+        self.tabs_freed = 0                        # closed tabs whose state was released
+
+    # -- set-up -------------------------------------------------------------------------------
+    def setup(self) -> None:
+        on = self.connection.events.subscribe
+        on("Target.attachedToTarget", self._on_attached, None)
+        on("Target.detachedFromTarget", self._on_detached, None)
+        on("Target.targetInfoChanged", self._on_info_changed, None)
+        on("Target.targetDestroyed", lambda p: self._drop(p.get("targetId")), None)
+        on("Target.targetCrashed", self._on_crashed, None)
+        self.root.call("Target.setDiscoverTargets", {"discover": True, "filter": [{"type": "page"}]})
+        self.root.call("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
+                                                "flatten": True, "filter": [{"type": "page"}]})
+        # attachedToTarget events of the existing tabs precede that reply: once the dispatcher
+        # has handled them, every existing tab is registered.
+        self.connection.events.flush(ATTACH_TIMEOUT)
+
+    def close(self) -> None:
+        for tab in self.tabs():
+            self._release(tab)
+        self.connection.close()
+
+    # -- attach / detach ----------------------------------------------------------------------
+    def _on_attached(self, params: dict) -> None:
+        info, session_id = params["targetInfo"], params["sessionId"]
+        session = Session(self.connection, session_id, info["targetId"])
+        tab = Tab(f"t{next(self._ids)}", info["targetId"], session, type=info.get("type", "page"),
+                  url=info.get("url", ""), title=info.get("title", ""), opener_id=info.get("openerId"))
+        session.on("Target.attachedToTarget", lambda p: self._on_child_attached(tab, session, p))
+        session.on("Target.detachedFromTarget", lambda p: tab.remove_child(p.get("targetId", "")))
+        self._instrument(tab, session, child=False, waiting=params.get("waitingForDebugger", False))
+        with self._changed:
+            self._tabs[tab.target_id] = tab
+            self._changed.notify_all()
+        log.info("tab %s attached (%s)", tab.tab_id, tab.url or "about:blank")
+
+    def _on_child_attached(self, tab: Tab, parent: Session, params: dict) -> None:
+        info, session_id = params["targetInfo"], params["sessionId"]
+        session = Session(self.connection, session_id, info["targetId"])
+        if info.get("type") != "iframe":   # workers: let them run, we do not watch them
+            session.try_call("Runtime.runIfWaitingForDebugger")
+            self.root.try_call("Target.detachFromTarget", {"sessionId": session_id})
+            return
+        tab.add_child(info["targetId"], session)
+        session.on("Target.attachedToTarget", lambda p: self._on_child_attached(tab, session, p))
+        self._instrument(tab, session, child=True, waiting=params.get("waitingForDebugger", False))
+
+    def _instrument(self, tab: Tab, session: Session, *, child: bool, waiting: bool) -> None:
+        try:
+            session.call("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
+                                                  "flatten": True})
+            for hook in self.hooks:
+                hook.attach(tab, session, child=child)
+        except (errors.CdpError, errors.CdpTimeout) as exc:
+            log.warning("instrumenting %s failed: %s", tab.tab_id, exc)
+        except errors.BrowserGone:
+            return
+        if waiting:
+            session.try_call("Runtime.runIfWaitingForDebugger")
+
+    def _on_detached(self, params: dict) -> None:
+        self._drop(params.get("targetId"))
+
+    def _drop(self, target_id: str | None) -> None:
+        with self._changed:
+            tab = self._tabs.pop(target_id, None) if target_id else None
+            if tab is None:
+                return
+            if self._last_used == target_id:
+                self._last_used = None
+            self._changed.notify_all()
+        self._release(tab)
+        log.info("tab %s closed", tab.tab_id)
+
+    def _release(self, tab: Tab) -> None:
+        if tab.closed.is_set():
+            return
+        for hook in self.hooks:
+            try:
+                hook.detach(tab)
+            except Exception:
+                log.exception("releasing %s failed", tab.tab_id)
+        tab.slots.clear()
+        tab.closed.set()
+        for session_id in [tab.session.session_id] + [s.session_id for s in tab.child_sessions().values()]:
+            self.connection.events.forget_session(session_id)
+        self.tabs_freed += 1
+
+    def _on_info_changed(self, params: dict) -> None:
+        info = params["targetInfo"]
+        tab = self._tabs.get(info["targetId"])
+        if tab is not None:
+            tab.url, tab.title = info.get("url", tab.url), info.get("title", tab.title)
+
+    def _on_crashed(self, params: dict) -> None:
+        tab = self._tabs.get(params.get("targetId", ""))
+        if tab is not None:
+            tab.crashed = True
+            log.warning("tab %s crashed (%s)", tab.tab_id, params.get("status"))
+
+    # -- the registry -------------------------------------------------------------------------
+    def tabs(self) -> list[Tab]:
+        with self._changed:
+            return sorted(self._tabs.values(), key=lambda t: t.created)
+
+    @property
+    def last_used(self) -> Tab | None:
+        with self._changed:
+            return self._tabs.get(self._last_used) if self._last_used else None
+
+    def use(self, tab: Tab) -> Tab:
+        with self._changed:
+            self._last_used = tab.target_id
+        tab.touch()
+        return tab
+
+    def resolve(self, key: str | None) -> Tab:
+        """A stable id, a label, a raw id or a unique raw-id prefix; None -> the last tab used,
+        else the first page tab, else a new about:blank tab."""
+        if key is None or key == "":
+            tab = self.last_used or next(iter(self.tabs()), None) or self.new_tab()
+            return self.use(tab)
+        key = str(key)
+        tabs = self.tabs()
+        for match in (lambda t: t.tab_id == key, lambda t: t.label == key, lambda t: t.target_id == key):
+            found = [t for t in tabs if match(t)]
+            if found:
+                return self.use(found[0])
+        prefixed = [t for t in tabs if t.target_id.lower().startswith(key.lower())]
+        if len(prefixed) > 1:
+            raise errors.TabAmbiguous(f"{key!r} matches {len(prefixed)} tabs; use a longer prefix or the tabId",
+                                      matches=[t.tab_id for t in prefixed])
+        if prefixed:
+            return self.use(prefixed[0])
+        raise errors.TabNotFound(f"no tab {key!r}; see GET /tabs")
+
+    def wait_for_tab(self, target_id: str, timeout: float = ATTACH_TIMEOUT) -> Tab:
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while target_id not in self._tabs:
+                left = deadline - time.monotonic()
+                if left <= 0 or self.connection.closed:
+                    raise errors.CdpTimeout(f"tab {target_id} was not attached within {timeout:g} s")
+                self._changed.wait(left)
+            return self._tabs[target_id]
+
+    def new_tab(self, *, label: str | None = None) -> Tab:
+        if label is not None:
+            self._check_label(label)
+        self._make_room()
+        target_id = self.root.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        tab = self.wait_for_tab(target_id)
+        tab.label = label
+        return self.use(tab)
+
+    def _check_label(self, label: str) -> None:
+        if not isinstance(label, str) or not label.strip() or len(label) > 64:
+            raise errors.InvalidRequest("label must be a non-empty string of at most 64 characters")
+        if any(t.label == label for t in self.tabs()):
+            raise errors.Conflict(f"label {label!r} is already used by another tab")
+
+    def _make_room(self) -> None:
+        """maxTabs (managed profiles): the oldest extra tabs are closed to make room."""
+        if not self.max_tabs:
+            return
+        pages = [t for t in self.tabs() if t.type == "page"]
+        for tab in pages[: max(0, len(pages) - self.max_tabs + 1)]:
+            log.info("closing %s: maxTabs %d reached", tab.tab_id, self.max_tabs)
+            self.close_tab(tab)
+
+    def close_tab(self, tab: Tab, timeout: float = CLOSE_TIMEOUT) -> None:
+        self.root.try_call("Target.closeTarget", {"targetId": tab.target_id})
+        if not tab.closed.wait(timeout):
+            self._drop(tab.target_id)
+
+    def focus(self, tab: Tab) -> Tab:
+        self.root.try_call("Target.activateTarget", {"targetId": tab.target_id})
+        return self.use(tab)
+
+    def tabs_opened_since(self, since: float, opener: Tab | None = None) -> list[Tab]:
+        return [t for t in self.tabs() if t.created >= since and t is not opener]

@@ -1,0 +1,206 @@
+"""Starting and stopping a managed Chromium: flags, readiness, stale locks, the process tree.
+Only ever stops a process clawd launched."""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+from typing import Callable, Mapping
+
+import psutil
+import requests
+
+from clawd import errors
+
+log = logging.getLogger("clawd.browser")
+
+FORBIDDEN_PORT = 9222   # the port people's own browsers and tools use: never ours
+READY_TIMEOUT = 15.0
+POLL_INTERVAL = 0.15
+STOP_GRACE = 2.5
+LOCK_FILES = ("SingletonLock", "SingletonSocket", "SingletonCookie")
+
+
+@dataclasses.dataclass(frozen=True)
+class LaunchSpec:
+    executable: str
+    port: int
+    user_data_dir: pathlib.Path
+    headless: bool
+    no_sandbox: bool
+    extra_args: tuple[str, ...] = ()
+
+
+def resolve_headless(setting, env: Mapping[str, str] = os.environ, platform: str = sys.platform) -> bool:
+    """auto: headless when Linux has no display to draw on."""
+    if setting != "auto":
+        return bool(setting)
+    if platform.startswith("linux"):
+        return not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+    return False
+
+
+def resolve_no_sandbox(setting, euid: int | None = None) -> bool:
+    """auto: --no-sandbox only as root, where Chromium refuses to start with its sandbox."""
+    if setting != "auto":
+        return bool(setting)
+    euid = os.geteuid() if euid is None and hasattr(os, "geteuid") else (euid or 1)
+    return euid == 0
+
+
+def build_args(spec: LaunchSpec, platform: str = sys.platform) -> list[str]:
+    args = [spec.executable,
+            f"--remote-debugging-port={spec.port}",
+            f"--user-data-dir={spec.user_data_dir}",
+            "--no-first-run", "--no-default-browser-check", "--disable-sync",
+            "--disable-background-networking", "--disable-component-update",
+            "--disable-features=Translate,MediaRouter", "--password-store=basic"]
+    if spec.headless:
+        args += ["--headless=new", "--disable-gpu"]
+    if spec.no_sandbox:
+        args.append("--no-sandbox")
+    if platform.startswith("linux"):
+        args.append("--disable-dev-shm-usage")
+    args += list(spec.extra_args)
+    args.append("about:blank")
+    return args
+
+
+class ChromiumProcess:
+    """A Chromium clawd launched: its Popen and where its stderr goes."""
+
+    def __init__(self, popen: subprocess.Popen, stderr_path: pathlib.Path, spec: LaunchSpec):
+        self.popen = popen
+        self.stderr_path = stderr_path
+        self.spec = spec
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def stderr_tail(self, lines: int = 15) -> str:
+        try:
+            text = self.stderr_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+
+def launch(spec: LaunchSpec, *, popen: Callable[..., subprocess.Popen] = subprocess.Popen) -> ChromiumProcess:
+    if spec.port == FORBIDDEN_PORT:
+        raise errors.BrowserLaunchFailed("port 9222 is never used for a managed profile; pick another cdpPort",
+                                         hint="browser.profiles.<name>.cdpPort")
+    if port_in_use(spec.port):
+        raise errors.BrowserLaunchFailed(
+            f"cdpPort {spec.port} is already in use by another program", hint="browser.profiles.<name>.cdpPort")
+    spec.user_data_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale_lock(spec.user_data_dir)
+    stderr_path = spec.user_data_dir.parent / "chromium.log"
+    with open(stderr_path, "wb") as stderr:
+        proc = popen(build_args(spec), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=stderr, start_new_session=True)   # its own group: our signals stay ours
+    log.info("launched %s (pid %d) on port %d", spec.executable, proc.pid, spec.port)
+    return ChromiumProcess(proc, stderr_path, spec)
+
+
+def wait_ready(process: ChromiumProcess, timeout: float = READY_TIMEOUT) -> str:
+    """Poll /json/version until it names the browser websocket; returns that URL."""
+    url = f"http://127.0.0.1:{process.spec.port}/json/version"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not process.alive():
+            raise launch_failure(process, f"Chromium exited with status {process.popen.returncode} while starting")
+        try:
+            answer = requests.get(url, timeout=1.0)
+            if answer.ok:
+                return answer.json()["webSocketDebuggerUrl"]
+        except (requests.RequestException, ValueError, KeyError):
+            pass
+        time.sleep(POLL_INTERVAL)
+    raise launch_failure(process, f"Chromium did not answer on port {process.spec.port} within {timeout:g} s")
+
+
+def launch_failure(process: ChromiumProcess, what: str) -> errors.BrowserLaunchFailed:
+    tail = process.stderr_tail()
+    hint = likely_fix(tail, process.spec)
+    message = f"{what}; the likely fix is {hint}" + (f"\n--- chromium stderr ---\n{tail}" if tail else "")
+    stop_tree(process)
+    return errors.BrowserLaunchFailed(message, hint=hint)
+
+
+def likely_fix(stderr_tail: str, spec: LaunchSpec) -> str:
+    text = stderr_tail.lower()
+    if "sandbox" in text and not spec.no_sandbox:
+        return "browser.noSandbox: true"
+    if ("display" in text or "ozone" in text or "x server" in text) and not spec.headless:
+        return "browser.headless: true"
+    return "browser.executablePath (check that it is a working Chromium)"
+
+
+def stop_tree(process: ChromiumProcess, grace: float = STOP_GRACE) -> None:
+    """SIGTERM the whole tree, SIGKILL what is left after `grace` seconds, reap."""
+    try:
+        root = psutil.Process(process.pid)
+        tree = [root] + root.children(recursive=True)
+    except psutil.NoSuchProcess:
+        tree = []
+    for proc in tree:
+        _signal(proc, signal.SIGTERM)
+    _, alive = psutil.wait_procs(tree, timeout=grace)
+    for proc in alive:
+        _signal(proc, signal.SIGKILL)
+    psutil.wait_procs(alive, timeout=grace)
+    try:
+        process.popen.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        log.warning("Chromium pid %d did not exit", process.pid)
+
+
+def wait_exit(process: ChromiumProcess, timeout: float) -> bool:
+    try:
+        process.popen.wait(timeout=timeout)
+        return True
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def _signal(proc: psutil.Process, sig: int) -> None:
+    try:
+        proc.send_signal(sig)
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        pass
+
+
+def remove_stale_lock(user_data_dir: pathlib.Path, hostname: str | None = None) -> bool:
+    """Chromium's SingletonLock is a symlink `<host>-<pid>`; a dead owner on this host leaves it
+    behind after a crash and Chromium then refuses the profile."""
+    lock = user_data_dir / "SingletonLock"
+    try:
+        target = os.readlink(lock)
+    except OSError:
+        return False
+    host, _, pid = target.rpartition("-")
+    if host != (hostname or socket.gethostname()) or not pid.isdigit() or psutil.pid_exists(int(pid)):
+        return False
+    for name in LOCK_FILES:
+        try:
+            (user_data_dir / name).unlink()
+        except OSError:
+            pass
+    log.info("removed a stale SingletonLock of dead pid %s in %s", pid, user_data_dir)
+    return True
+
+
+def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.2)
+        return sock.connect_ex((host, port)) == 0

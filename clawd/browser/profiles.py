@@ -1,0 +1,163 @@
+"""The profile registry: the profiles of the config plus those created at run time (kept in
+$CLAWD_HOME/profiles.json), with cdpPort and color allocation."""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+
+from clawd import errors
+from clawd.config.model import PALETTE, BrowserConfig, ProfileConfig, StateLayout
+
+log = logging.getLogger("clawd.browser")
+
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+PORT_SPAN = 100   # managed profiles get ports start .. start+99 (18800-18899)
+DRIVERS = ("managed", "existing-session", "remote")
+
+
+class ProfileRegistry:
+    def __init__(self, browser_config: BrowserConfig, layout: StateLayout):
+        self._config = browser_config
+        self._layout = layout
+        self._lock = threading.Lock()
+        self._configured = dict(browser_config.profiles)
+        self._created: dict[str, ProfileConfig] = self._load_created()
+        self._assigned: dict[str, ProfileConfig] = {}
+
+    @property
+    def default_name(self) -> str:
+        return self._config.default_profile
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return list(self._configured) + [n for n in self._created if n not in self._configured]
+
+    def get(self, name: str | None) -> ProfileConfig:
+        """The profile with its port and color filled in. Raises ProfileNotFound."""
+        name = name or self.default_name
+        with self._lock:
+            raw = self._configured.get(name) or self._created.get(name)
+            if raw is None:
+                raise errors.ProfileNotFound(f"no profile named {name!r}; known: {', '.join(self.names_locked())}")
+            return self._complete(raw)
+
+    def names_locked(self) -> list[str]:
+        return list(self._configured) + [n for n in self._created if n not in self._configured]
+
+    def is_configured(self, name: str) -> bool:
+        return name in self._configured
+
+    def create(self, name: str, *, color: str | None = None, cdp_url: str | None = None,
+               driver: str | None = None, user_data_dir: str | None = None) -> ProfileConfig:
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            raise errors.InvalidRequest(f"profile name {name!r} must match {NAME_RE.pattern}")
+        if color is not None and not re.match(r"^#[0-9A-Fa-f]{6}$", str(color)):
+            raise errors.InvalidRequest(f"color {color!r} must look like #RRGGBB")
+        if driver is not None and driver not in DRIVERS:
+            raise errors.InvalidRequest(f"driver must be one of {', '.join(DRIVERS)}")
+        if driver == "existing-session" and not user_data_dir:
+            raise errors.InvalidRequest("an existing-session profile needs userDataDir")
+        with self._lock:
+            if name in self._configured or name in self._created:
+                raise errors.ProfileExists(f"profile {name!r} already exists")
+            profile = ProfileConfig(name, driver=driver or ("remote" if cdp_url else "managed"),
+                                    cdp_url=cdp_url, color=color, user_data_dir=user_data_dir)
+            self._created[name] = profile
+            completed = self._complete(profile)
+            self._created[name] = completed
+            self._save_created()
+        log.info("profile %s created", name)
+        return completed
+
+    def delete(self, name: str) -> ProfileConfig:
+        with self._lock:
+            if name in self._configured:
+                raise errors.Conflict(f"profile {name!r} comes from the config file; remove it there")
+            profile = self._created.pop(name, None)
+            if profile is None:
+                raise errors.ProfileNotFound(f"no profile named {name!r}")
+            self._assigned.pop(name, None)
+            self._save_created()
+        return profile
+
+    def replace_configured(self, profiles: dict[str, ProfileConfig]) -> None:
+        """After a config reload (SIGHUP): the new set of configured profiles."""
+        with self._lock:
+            self._configured = dict(profiles)
+            self._assigned.clear()
+
+    # -- allocation ---------------------------------------------------------------------------
+    def _complete(self, raw: ProfileConfig) -> ProfileConfig:
+        done = self._assigned.get(raw.name)
+        if done is not None and _same_source(done, raw):
+            return done
+        port, color = raw.cdp_port, raw.color
+        if raw.kind == "managed" and port is None:
+            port = self._free_port(raw.name)
+        if color is None:
+            color = self._free_color(raw.name)
+        done = ProfileConfig(raw.name, driver=raw.driver, cdp_port=port, cdp_url=raw.cdp_url,
+                             color=color, user_data_dir=raw.user_data_dir, attach_only=raw.attach_only)
+        self._assigned[raw.name] = done
+        return done
+
+    def _taken(self, name: str, attr: str) -> set:
+        values = set()
+        for other in list(self._configured.values()) + list(self._created.values()):
+            if other.name == name:
+                continue
+            chosen = self._assigned.get(other.name, other)
+            if getattr(chosen, attr) is not None:
+                values.add(getattr(chosen, attr))
+        return values
+
+    def _free_port(self, name: str) -> int:
+        taken = self._taken(name, "cdp_port")
+        start = self._config.cdp_port_range_start
+        for port in range(start, start + PORT_SPAN):
+            if port not in taken and port != 9222:
+                return port
+        raise errors.Conflict(f"no free cdpPort left in {start}-{start + PORT_SPAN - 1}")
+
+    def _free_color(self, name: str) -> str:
+        taken = {c.upper() for c in self._taken(name, "color")}
+        return next((c for c in PALETTE if c.upper() not in taken), PALETTE[0])
+
+    # -- persistence --------------------------------------------------------------------------
+    def _load_created(self) -> dict[str, ProfileConfig]:
+        path = self._layout.profiles_file
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError):
+            log.warning("ignoring unreadable %s", path)
+            return {}
+        created = {}
+        for name, item in (data.get("profiles") or {}).items():
+            if NAME_RE.match(name) and isinstance(item, dict):
+                created[name] = ProfileConfig(name, driver=item.get("driver", "managed"),
+                                              cdp_port=item.get("cdpPort"), cdp_url=item.get("cdpUrl"),
+                                              color=item.get("color"), user_data_dir=item.get("userDataDir"))
+        return created
+
+    def _save_created(self) -> None:
+        path = self._layout.profiles_file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = {"profiles": {p.name: _profile_json(p) for p in self._created.values()}}
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=2))
+        tmp.replace(path)
+
+
+def _profile_json(p: ProfileConfig) -> dict:
+    item = {"driver": p.driver, "cdpPort": p.cdp_port, "cdpUrl": p.cdp_url, "color": p.color,
+            "userDataDir": p.user_data_dir}
+    return {k: v for k, v in item.items() if v is not None}
+
+
+def _same_source(done: ProfileConfig, raw: ProfileConfig) -> bool:
+    return (done.driver, done.cdp_url, done.user_data_dir) == (raw.driver, raw.cdp_url, raw.user_data_dir) \
+        and (raw.cdp_port is None or raw.cdp_port == done.cdp_port) and (raw.color is None or raw.color == done.color)

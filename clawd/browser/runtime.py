@@ -1,0 +1,209 @@
+"""A profile's browser over the life of the service: launched (managed) or connected to
+(attach-only, remote cdpUrl, existing-session), stopped on request, relaunched after a crash."""
+from __future__ import annotations
+
+import itertools
+import logging
+import pathlib
+import threading
+import time
+from typing import Callable, Iterable
+
+from clawd import errors
+from clawd.browser import decorate, launcher
+from clawd.browser.browser import Browser, TabHook
+from clawd.browser.executables import find_executable
+from clawd.cdp import discovery
+from clawd.cdp.connection import Connection
+from clawd.config.model import BrowserConfig, ProfileConfig, StateLayout
+
+log = logging.getLogger("clawd.browser")
+
+CLOSE_WAIT = 2.5
+
+
+class BrowserRuntime:
+    def __init__(self, profile: ProfileConfig, config: BrowserConfig, layout: StateLayout, *,
+                 hooks: Iterable[TabHook] = (), connect: Callable[..., Connection] = Connection):
+        self.profile = profile
+        self.config = config
+        self.layout = layout
+        self.hooks = list(hooks)
+        self._connect = connect
+        self._lock = threading.RLock()
+        self._ids = itertools.count(1)   # stable tab ids are never reused within a service run
+        self.browser: Browser | None = None
+        self.process: launcher.ChromiumProcess | None = None
+        self.headless: bool | None = None
+        self.executable: str | None = None
+        self.ws_url: str | None = None
+        self.started_at: float | None = None
+
+    @property
+    def kind(self) -> str:
+        if self.profile.kind == "managed" and self.attach_only:
+            return "attach-only"
+        return self.profile.kind
+
+    @property
+    def attach_only(self) -> bool:
+        flag = self.profile.attach_only
+        return self.config.attach_only if flag is None else flag
+
+    @property
+    def managed(self) -> bool:
+        return self.kind == "managed"
+
+    @property
+    def user_data_dir(self) -> pathlib.Path | None:
+        if self.profile.kind == "existing-session":
+            return pathlib.Path(self.profile.user_data_dir).expanduser()
+        if self.managed:
+            return self.layout.user_data_dir(self.profile.name)
+        return None
+
+    def running(self) -> bool:
+        browser = self.browser
+        return browser is not None and not browser.connection.closed
+
+    # -- start --------------------------------------------------------------------------------
+    def ensure(self) -> Browser:
+        """The running browser, started (or connected) first when it is not."""
+        browser = self.browser
+        if browser is not None and not browser.connection.closed:
+            return browser
+        return self.start()
+
+    def start(self, *, headless: bool | None = None) -> Browser:
+        if not self.config.enabled:
+            raise errors.BrowserDisabled("the browser is disabled (browser.enabled: false)")
+        with self._lock:
+            if self.running():
+                return self.browser
+            self._forget()
+            if self.managed:
+                ws_url = self._launch(headless)
+            else:
+                ws_url = self._locate()
+            try:
+                connection = self._open(ws_url)
+                browser = Browser(connection, profile=self.profile.name, hooks=self.hooks,
+                                  max_tabs=self.config.max_tabs if self.managed else None, id_counter=self._ids)
+                browser.setup()
+            except Exception:
+                self._kill_launched()
+                raise
+            connection.on_close(lambda reason: self._on_connection_closed(browser, reason))
+            self.browser, self.ws_url, self.started_at = browser, ws_url, time.time()
+            log.info("profile %s: %s browser ready", self.profile.name, self.kind)
+            return browser
+
+    def _launch(self, headless: bool | None) -> str:
+        self.executable = find_executable(self.config.executable_path)
+        self.headless = launcher.resolve_headless(self.config.headless) if headless is None else headless
+        no_sandbox = launcher.resolve_no_sandbox(self.config.no_sandbox)
+        if no_sandbox:
+            log.info("launching Chromium with --no-sandbox (browser.noSandbox: %s)", self.config.no_sandbox)
+        user_data = self.user_data_dir
+        user_data.mkdir(parents=True, exist_ok=True, mode=0o700)
+        decorate.decorate(user_data, self.profile.name, self.profile.color or self.config.color)
+        spec = launcher.LaunchSpec(self.executable, self.profile.cdp_port, user_data, self.headless,
+                                   no_sandbox, tuple(self.config.extra_args))
+        self.process = launcher.launch(spec)
+        return launcher.wait_ready(self.process)
+
+    def _locate(self) -> str:
+        """The websocket of a browser we do not launch."""
+        timeout = self.config.remote_cdp_timeout_ms / 1000
+        kind = self.kind
+        if kind == "remote":
+            return discovery.websocket_url(self.profile.cdp_url, timeout=timeout)
+        if kind == "existing-session":
+            return _devtools_active_port(self.user_data_dir)
+        try:
+            return discovery.discover(f"http://127.0.0.1:{self.profile.cdp_port}", timeout=timeout)
+        except errors.CdpUnreachable:
+            raise errors.BrowserNotRunning(
+                f"profile {self.profile.name} is attach-only and no browser answers on port "
+                f"{self.profile.cdp_port}; start Chromium with --remote-debugging-port={self.profile.cdp_port}") from None
+
+    def _open(self, ws_url: str) -> Connection:
+        timeout = self.config.remote_cdp_handshake_timeout_ms / 1000 if not self.managed else 10.0
+        return self._connect(ws_url, handshake_timeout=timeout, name=f"cdp-{self.profile.name}")
+
+    # -- stop ---------------------------------------------------------------------------------
+    def stop(self) -> bool:
+        """Managed: close Chromium (Browser.close, then the process tree). Otherwise only our
+        connection closes (the hooks clear their overrides first). True if anything was running."""
+        with self._lock:
+            browser, process = self.browser, self.process
+            was_running = browser is not None or process is not None
+            if browser is not None and not browser.connection.closed:
+                if self.managed:
+                    browser.root.try_call("Browser.close", timeout=CLOSE_WAIT)
+                else:
+                    self._clear_overrides(browser)
+                browser.close()
+            self._kill_launched()
+            self._forget()
+            return was_running
+
+    def _clear_overrides(self, browser: Browser) -> None:
+        for tab in browser.tabs():
+            for hook in self.hooks:
+                reset = getattr(hook, "reset", None)
+                if reset is not None:
+                    try:
+                        reset(tab)
+                    except errors.ClawdError as exc:
+                        log.warning("clearing overrides of %s failed: %s", tab.tab_id, exc)
+
+    def _kill_launched(self) -> None:
+        process, self.process = self.process, None
+        if process is not None and not launcher.wait_exit(process, CLOSE_WAIT if process.alive() else 0):
+            launcher.stop_tree(process)
+
+    def _forget(self) -> None:
+        self.browser = None
+        self.ws_url = None
+        self.started_at = None
+
+    def _on_connection_closed(self, browser: Browser, reason: str) -> None:
+        log.warning("profile %s: browser connection closed (%s)", self.profile.name, reason)
+        with self._lock:
+            if self.browser is browser:
+                for tab in browser.tabs():
+                    browser._drop(tab.target_id)
+                if self.process is not None and not self.process.alive():
+                    self.process = None
+                self._forget()
+
+    # -- status -------------------------------------------------------------------------------
+    def status(self) -> dict:
+        browser = self.browser if self.running() else None
+        process = self.process
+        return {
+            "profile": self.profile.name, "driver": self.kind, "running": browser is not None,
+            "pid": process.pid if process is not None and process.alive() else None,
+            "cdpPort": self.profile.cdp_port, "cdpUrl": _redacted(self.profile.cdp_url),
+            "executablePath": self.executable, "headless": self.headless,
+            "userDataDir": str(self.user_data_dir) if self.user_data_dir else None,
+            "color": self.profile.color or self.config.color,
+            "tabCount": len(browser.tabs()) if browser else 0,
+        }
+
+
+def _devtools_active_port(user_data_dir: pathlib.Path) -> str:
+    path = user_data_dir / "DevToolsActivePort"
+    try:
+        port, ws_path = path.read_text().splitlines()[:2]
+        int(port)
+    except (OSError, ValueError):
+        raise errors.BrowserNotRunning(
+            f"no running Chrome with remote debugging found for {user_data_dir} "
+            f"(no readable DevToolsActivePort); start it with --remote-debugging-port=0") from None
+    return f"ws://127.0.0.1:{port.strip()}{ws_path.strip()}"
+
+
+def _redacted(url: str | None) -> str | None:
+    return discovery._redact(url) if url else None

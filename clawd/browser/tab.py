@@ -1,0 +1,71 @@
+"""Per-tab state: identity (stable id, label, raw target), its CDP session and those of its
+out-of-process iframes, and `slots` where page/ modules keep their per-tab state (ring buffers,
+refs, dialogs, downloads). Everything here is freed when the tab closes."""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from clawd import errors
+from clawd.cdp.session import Session
+
+
+class Tab:
+    def __init__(self, tab_id: str, target_id: str, session: Session, *, type: str = "page",
+                 url: str = "", title: str = "", opener_id: str | None = None):
+        self.tab_id = tab_id
+        self.target_id = target_id
+        self.session = session
+        self.type = type
+        self.url = url
+        self.title = title
+        self.opener_id = opener_id
+        self.label: str | None = None
+        self.created = time.monotonic()
+        self.last_used = self.created
+        self.slots: dict[str, Any] = {}
+        self.crashed = False
+        self.quarantined: str | None = None   # why, when the tab was closed for policy
+        self.closed = threading.Event()
+        self._children: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    # -- child targets (out-of-process iframes) ------------------------------------------------
+    def child_sessions(self) -> dict[str, Session]:
+        """Auto-attached iframe targets by targetId (equal to the iframe's frameId)."""
+        with self._lock:
+            return dict(self._children)
+
+    def add_child(self, target_id: str, session: Session) -> None:
+        with self._lock:
+            self._children[target_id] = session
+
+    def remove_child(self, target_id: str) -> Session | None:
+        with self._lock:
+            return self._children.pop(target_id, None)
+
+    # -- state --------------------------------------------------------------------------------
+    def touch(self) -> None:
+        self.last_used = time.monotonic()
+
+    def check_usable(self) -> None:
+        """Raise the right error when the tab cannot take commands."""
+        if self.quarantined:
+            raise errors.TabQuarantined(f"tab {self.tab_id} was closed: {self.quarantined}")
+        if self.crashed:
+            raise errors.TabCrashed(f"tab {self.tab_id} crashed; close it and open a new one")
+        if self.closed.is_set():
+            raise errors.TabNotFound(f"tab {self.tab_id} is closed")
+
+    def to_dict(self, active: bool = False) -> dict:
+        data = {"tabId": self.tab_id, "targetId": self.target_id, "title": self.title,
+                "url": self.url, "type": self.type, "active": active}
+        if self.label:
+            data["label"] = self.label
+        if self.crashed:
+            data["crashed"] = True
+        return data
+
+    def __repr__(self) -> str:
+        return f"Tab({self.tab_id}, {self.target_id[:8]}, {self.url!r})"

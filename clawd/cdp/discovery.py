@@ -1,0 +1,80 @@
+"""From a profile's cdpUrl (DESIGN.md §4) to the browser websocket URL to connect to."""
+from __future__ import annotations
+
+import ipaddress
+import urllib.parse
+from typing import Callable
+
+import requests
+
+from clawd import errors
+
+HttpGet = Callable[..., requests.Response]
+LOOPBACK_NAMES = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "::", "[::]"}
+
+
+def websocket_url(cdp_url: str, *, timeout: float = 1.5, http_get: HttpGet = requests.get) -> str:
+    """http(s)://host:port -> /json/version discovery; ws(s)://.../devtools/... -> itself;
+    bare ws(s)://host:port -> discovery on the http(s) twin first, else the URL itself."""
+    parts = urllib.parse.urlsplit(cdp_url)
+    if parts.scheme in ("http", "https"):
+        return discover(cdp_url, timeout=timeout, http_get=http_get)
+    if parts.scheme not in ("ws", "wss"):
+        raise errors.InvalidRequest(f"cdpUrl must be http(s):// or ws(s)://, not {cdp_url!r}")
+    if parts.path.startswith("/devtools/"):
+        return cdp_url
+    http_twin = urllib.parse.urlunsplit(
+        ("https" if parts.scheme == "wss" else "http", parts.netloc, parts.path, parts.query, ""))
+    try:
+        return discover(http_twin, timeout=timeout, http_get=http_get)
+    except errors.CdpUnreachable:
+        return cdp_url   # hosted pools expose a bare websocket root with no /json/version
+
+
+def discover(http_url: str, *, timeout: float = 1.5, http_get: HttpGet = requests.get) -> str:
+    base = urllib.parse.urlsplit(http_url)
+    version_url = urllib.parse.urlunsplit(
+        (base.scheme, base.netloc, base.path.rstrip("/") + "/json/version", base.query, ""))
+    try:
+        answer = http_get(version_url, timeout=timeout)
+        answer.raise_for_status()
+        ws = answer.json()["webSocketDebuggerUrl"]
+    except (requests.RequestException, ValueError, KeyError, TypeError) as exc:
+        raise errors.CdpUnreachable(
+            f"no DevTools endpoint answered at {_redact(version_url)}: {type(exc).__name__}") from exc
+    return rewrite_ws_host(ws, base)
+
+
+def rewrite_ws_host(ws_url: str, base: urllib.parse.SplitResult) -> str:
+    """A browser behind a proxy or in a container reports ws://127.0.0.1:9222/...: reach it
+    through the host and port we used, keeping our userinfo and query tokens."""
+    ws = urllib.parse.urlsplit(ws_url)
+    scheme = "wss" if base.scheme == "https" else "ws"
+    host = ws.hostname or ""
+    netloc = ws.netloc
+    if host in LOOPBACK_NAMES or _is_unspecified(host):
+        netloc = base.netloc
+    elif base.username and "@" not in netloc:
+        netloc = base.netloc.split("@")[0] + "@" + netloc
+    query = ws.query or base.query
+    return urllib.parse.urlunsplit((scheme, netloc, ws.path, query, ""))
+
+
+def ws_host(ws_url: str) -> str:
+    return urllib.parse.urlsplit(ws_url).hostname or ""
+
+
+def _is_unspecified(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return False
+
+
+def _redact(url: str) -> str:
+    """Never put userinfo or query tokens of a cdpUrl in a message."""
+    parts = urllib.parse.urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))

@@ -1,0 +1,70 @@
+"""One CDP session (a sessionId on the shared browser connection, or None for the browser
+itself): calls that carry the id, event subscriptions scoped to it, and waiting for an event."""
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+from clawd import errors
+from clawd.cdp.connection import Connection
+
+
+class Waiter:
+    """An event expectation registered before the call that causes the event."""
+
+    def __init__(self, predicate: Callable[[dict], bool] | None):
+        self._predicate = predicate
+        self._event = threading.Event()
+        self.params: dict | None = None
+        self.unsubscribe: Callable[[], None] = lambda: None
+
+    def _feed(self, params: dict) -> None:
+        if self._event.is_set():
+            return
+        if self._predicate is None or self._predicate(params):
+            self.params = params
+            self._event.set()
+
+    def wait(self, timeout: float) -> dict | None:
+        """The matching event's params, or None when `timeout` passed first."""
+        try:
+            return self.params if self._event.wait(timeout) else None
+        finally:
+            self.unsubscribe()
+
+    @property
+    def done(self) -> bool:
+        return self._event.is_set()
+
+
+class Session:
+    def __init__(self, connection: Connection, session_id: str | None = None,
+                 target_id: str | None = None):
+        self.connection = connection
+        self.session_id = session_id
+        self.target_id = target_id
+
+    def call(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict:
+        return self.connection.call(method, params, session_id=self.session_id, timeout=timeout)
+
+    def try_call(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict | None:
+        """call(), but a CDP error answer becomes None (for best-effort calls such as cleanup)."""
+        try:
+            return self.call(method, params, timeout=timeout)
+        except errors.CdpError:
+            return None
+
+    def on(self, event: str, handler: Callable[[dict], None]) -> Callable[[], None]:
+        return self.connection.events.subscribe(event, handler, self.session_id)
+
+    def expect(self, event: str, predicate: Callable[[dict], bool] | None = None) -> Waiter:
+        waiter = Waiter(predicate)
+        waiter.unsubscribe = self.on(event, waiter._feed)
+        return waiter
+
+    @property
+    def closed(self) -> bool:
+        return self.connection.closed
+
+    def __repr__(self) -> str:
+        return f"Session({self.session_id or 'browser'}, target={self.target_id})"

@@ -1,0 +1,75 @@
+"""The Fetch domain on every tab and iframe session: each document request (main frame,
+sub-frames, every redirect hop) is paused and judged by the navigation policy before it leaves;
+with `strict` every request is. HTTP auth challenges are answered from the tab's credentials."""
+from __future__ import annotations
+
+import logging
+
+from clawd import errors
+from clawd.browser.tab import Tab
+from clawd.cdp.session import Session
+
+log = logging.getLogger("clawd.security")
+
+BLOCKED_SLOT = "navigation.blocked"     # the last blocked document URL of a tab, and why
+CREDENTIALS_SLOT = "credentials"        # {"username", "password"} set by POST /set/credentials
+SESSIONS_SLOT = "interception.sessions"
+POLICY_ERRORS = (errors.NavigationBlocked, errors.HostUnresolved, errors.InvalidRequest)
+
+
+class NavigationGuard:
+    def __init__(self, policy, *, strict: bool = False):
+        self.policy = policy
+        self.strict = strict
+
+    def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
+        session.on("Fetch.requestPaused", lambda p: self._on_paused(tab, session, p))
+        session.on("Fetch.authRequired", lambda p: self._on_auth(tab, session, p))
+        tab.slots.setdefault(SESSIONS_SLOT, []).append(session)
+        self._enable(tab, session)
+
+    def detach(self, tab: Tab) -> None:
+        pass
+
+    def refresh(self, tab: Tab) -> None:
+        """Re-enable Fetch on every session of the tab (after credentials changed)."""
+        for session in tab.slots.get(SESSIONS_SLOT, []):
+            if not tab.closed.is_set():
+                session.try_call("Fetch.enable", self._params(tab))
+
+    def _enable(self, tab: Tab, session: Session) -> None:
+        session.call("Fetch.enable", self._params(tab))
+
+    def _params(self, tab: Tab) -> dict:
+        pattern = {"urlPattern": "*", "requestStage": "Request"}
+        if not self.strict:
+            pattern["resourceType"] = "Document"
+        return {"patterns": [pattern], "handleAuthRequests": bool(tab.slots.get(CREDENTIALS_SLOT))}
+
+    def _on_paused(self, tab: Tab, session: Session, params: dict) -> None:
+        url = params["request"]["url"]
+        request_id = params["requestId"]
+        try:
+            if _policed(url):
+                self.policy.check(url)
+        except POLICY_ERRORS as exc:
+            tab.slots[BLOCKED_SLOT] = {"url": url, "reason": exc.message, "code": exc.code,
+                                       "frameId": params.get("frameId")}
+            log.warning("blocked %s request of %s: %s", params.get("resourceType"), tab.tab_id, exc.message)
+            session.try_call("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+            return
+        session.try_call("Fetch.continueRequest", {"requestId": request_id})
+
+    def _on_auth(self, tab: Tab, session: Session, params: dict) -> None:
+        creds = tab.slots.get(CREDENTIALS_SLOT)
+        response = {"response": "Default"}
+        if creds:
+            response = {"response": "ProvideCredentials", "username": creds.get("username", ""),
+                        "password": creds.get("password", "")}
+        session.try_call("Fetch.continueWithAuth", {"requestId": params["requestId"],
+                                                    "authChallengeResponse": response})
+
+
+def _policed(url: str) -> bool:
+    # data:, blob: and about: documents make no network request; the policy judges the rest
+    return not url.startswith(("data:", "blob:", "about:"))

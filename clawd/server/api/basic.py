@@ -1,0 +1,92 @@
+"""Status, start/stop, and profiles."""
+from __future__ import annotations
+
+import shutil
+import time
+
+from clawd import __version__, errors
+from clawd.server.routing import Request
+
+
+def status(req: Request) -> dict:
+    runtime = req.runtime()
+    return {"ok": True, "version": __version__, "enabled": req.config.browser.enabled,
+            **runtime.status(), **_extra_status(req, runtime)}
+
+
+def _extra_status(req: Request, runtime) -> dict:
+    """Per-tab settings and counters the page modules report (emulation, buffers)."""
+    report = {}
+    browser = runtime.browser if runtime.running() else None
+    for hook in req.service.hooks:
+        describe = getattr(hook, "describe", None)
+        if describe is not None and browser is not None:
+            report.update(describe(browser))
+    if browser is not None:
+        report["tabsFreed"] = browser.tabs_freed
+    return report
+
+
+def start(req: Request) -> dict:
+    headless = req.args.get("headless")
+    runtime = req.runtime()
+    began = time.perf_counter()
+    runtime.start(headless=headless)
+    return {"ok": True, **runtime.status(), "startMs": round((time.perf_counter() - began) * 1000, 1)}
+
+
+def stop(req: Request) -> dict:
+    runtime = req.runtime()
+    stopped = runtime.stop()
+    return {"ok": True, "profile": runtime.profile.name, "stopped": stopped}
+
+
+def list_profiles(req: Request) -> dict:
+    service = req.service
+    items = []
+    for name in service.profiles.names():
+        profile = service.profiles.get(name)
+        runtime = service.runtime(name)
+        items.append({"name": name, "driver": runtime.kind, "cdpPort": profile.cdp_port,
+                      "cdpUrl": runtime.status()["cdpUrl"], "color": profile.color,
+                      "running": runtime.running(), "tabCount": runtime.status()["tabCount"],
+                      "isDefault": name == service.profiles.default_name,
+                      "fromConfig": service.profiles.is_configured(name)})
+    return {"ok": True, "profiles": items}
+
+
+def create_profile(req: Request) -> dict:
+    a = req.args
+    profile = req.service.profiles.create(a["name"], color=a.get("color"), cdp_url=a.get("cdpUrl"),
+                                          driver=a.get("driver"), user_data_dir=a.get("userDataDir"))
+    return {"ok": True, "profile": {"name": profile.name, "driver": profile.kind, "cdpPort": profile.cdp_port,
+                                    "cdpUrl": profile.cdp_url, "color": profile.color}}
+
+
+def delete_profile(req: Request) -> dict:
+    name = req.params["name"]
+    service = req.service
+    if name == service.profiles.default_name:
+        raise errors.Conflict(f"{name!r} is the default profile and cannot be deleted")
+    runtime = service.runtime(name)
+    data_dir = runtime.user_data_dir if runtime.managed else None
+    service.profiles.delete(name)
+    service.forget_runtime(name)
+    removed = _remove_profile_data(service.layout.user_data_dir(name).parent) if data_dir else False
+    return {"ok": True, "deleted": name, "removedData": removed}
+
+
+def reset_profile(req: Request) -> dict:
+    runtime = req.runtime()
+    if not runtime.managed:
+        raise errors.Conflict(f"profile {runtime.profile.name} is {runtime.kind}: clawd does not own its data")
+    was_running = runtime.stop()
+    removed = _remove_profile_data(runtime.user_data_dir)
+    return {"ok": True, "profile": runtime.profile.name, "wasRunning": was_running, "removedData": removed}
+
+
+def _remove_profile_data(path) -> bool:
+    if path is None or not path.exists():
+        return False
+    shutil.rmtree(path, ignore_errors=True)
+    return True

@@ -1,0 +1,56 @@
+"""Navigation, screenshots, PDFs and serving media files."""
+from __future__ import annotations
+
+from clawd import errors
+from clawd.page import capture
+from clawd.page.navigation import navigate as navigate_tab
+from clawd.server.handler import FileResponse
+from clawd.server.routing import Request
+
+
+def navigate(req: Request) -> dict:
+    req.service.policy.check(req.args["url"])
+    tab = req.tab()
+    return navigate_tab(tab, req.args["url"], policy=req.service.policy,
+                        timeout=req.args.get("timeoutMs", 30000) / 1000)
+
+
+def screenshot(req: Request) -> dict:
+    a = req.args
+    tab = req.tab()
+    if a.get("labels"):
+        from clawd.page import snapshot   # the labelled screenshot is a snapshot feature
+        return snapshot.labelled_screenshot(req, tab)
+    clip = None
+    if a.get("ref"):
+        clip = _ref_box(tab, a["ref"])
+    elif a.get("element"):
+        clip = capture.node_box(tab, selector=a["element"])
+    data, kind = capture.screenshot(tab, full_page=a.get("fullPage", False), clip=clip,
+                                    type=a.get("type", "png"), quality=a.get("quality"))
+    saved = req.service.media.save("screenshot", ".jpg" if kind == "jpeg" else ".png", data)
+    return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, "type": kind, **saved}
+
+
+def _ref_box(tab, ref: str) -> dict:
+    try:
+        from clawd.page.refs import resolve_ref
+    except ImportError:
+        raise errors.InvalidRequest("screenshots by ref need snapshots; take one first") from None
+    resolved = resolve_ref(tab, ref)
+    return capture.node_box(tab, backend_node_id=resolved.backend_node_id, session=resolved.session)
+
+
+def pdf(req: Request) -> dict:
+    tab = req.tab()
+    path = req.service.media.new_path("page", ".pdf")
+    options = {}
+    if req.args.get("landscape") is not None:
+        options["landscape"] = req.args["landscape"]
+    capture.pdf(tab, path, **options)
+    return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, **req.service.media.describe(path)}
+
+
+def media(req: Request) -> FileResponse:
+    path, content_type = req.service.media.open(req.params["name"])
+    return FileResponse(path, content_type)

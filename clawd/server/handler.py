@@ -1,0 +1,138 @@
+"""The one request handler: parse, guard (Host, CSRF, auth), route, JSON in and out, and the
+only place exceptions become HTTP statuses. No traceback ever reaches a client."""
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler
+
+from clawd import __version__, errors
+from clawd.server.routing import Request
+
+log = logging.getLogger("clawd.server")
+access_log = logging.getLogger("clawd.access")
+
+MAX_BODY = 1 << 20
+
+
+class FileResponse:
+    """An endpoint returns this to stream a file instead of JSON."""
+
+    def __init__(self, path, content_type: str):
+        self.path = path
+        self.content_type = content_type
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"   # keep-alive: a client reuses its connection
+    server_version = f"clawd/{__version__}"
+
+    def do_GET(self):
+        self._handle("GET")
+
+    def do_POST(self):
+        self._handle("POST")
+
+    def do_DELETE(self):
+        self._handle("DELETE")
+
+    def do_PUT(self):
+        self._handle("PUT")
+
+    def do_PATCH(self):
+        self._handle("PATCH")
+
+    def _handle(self, method: str) -> None:
+        started = time.perf_counter()
+        service = self.server.service
+        url = urllib.parse.urlsplit(self.path)
+        request = None
+        try:
+            raw = self._read_body()
+            service.request_guard.check(method, self.headers)
+            service.auth.check(self.headers)
+            route, params = self.server.router.match(method, url.path)
+            query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
+            body = _parse_json(raw)
+            request = Request(service, method, url.path, query, self.headers, body, params)
+            request.read(route.body, body, "body")
+            request.read(route.query, query, "query")
+            result = route.endpoint(request)
+            status = 200
+        except errors.ClawdError as exc:
+            status, result = exc.http_status, exc.to_dict()
+            if status >= 500:
+                log.warning("%s %s: %s (%s)", method, url.path, exc.message, exc.code)
+        except Exception:
+            log.exception("unexpected error in %s %s", method, url.path)
+            status, result = 500, {"error": "internal error; see the service log", "code": "INTERNAL"}
+        try:
+            self._answer(status, result)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        access_log.info("%s %s %d %.1fms profile=%s tab=%s", method, url.path, status,
+                        (time.perf_counter() - started) * 1000,
+                        request.profile_used if request else "-", request.tab_used if request else "-")
+
+    def _read_body(self) -> bytes:
+        length_header = self.headers.get("Content-Length")
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            self.close_connection = True
+            raise errors.InvalidRequest("chunked request bodies are not supported; send Content-Length")
+        if not length_header:
+            return b""
+        try:
+            length = int(length_header)
+        except ValueError:
+            self.close_connection = True
+            raise errors.InvalidRequest("Content-Length is not a number") from None
+        if length < 0:
+            self.close_connection = True
+            raise errors.InvalidRequest("Content-Length is negative")
+        if length > MAX_BODY:
+            self.close_connection = True   # do not read a body we refuse; the socket is dropped
+            raise errors.BodyTooLarge(f"request body of {length} bytes is over the 1 MiB limit")
+        return self.rfile.read(length)
+
+    def _answer(self, status: int, result) -> None:
+        if isinstance(result, FileResponse):
+            self._send_file(result)
+            return
+        payload = json.dumps(result if result is not None else {"ok": True}).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("Cache-Control", "no-store")
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(payload)
+
+    def _send_file(self, response: FileResponse) -> None:
+        with open(response.path, "rb") as source:
+            size = shutil.os.fstat(source.fileno()).st_size
+            self.send_response(200)
+            self.send_header("Content-Type", response.content_type)
+            self.send_header("Content-Length", str(size))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            shutil.copyfileobj(source, self.wfile)
+
+    def log_message(self, format, *args):   # the access line above replaces http.server's
+        pass
+
+
+def _parse_json(raw: bytes) -> dict:
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise errors.InvalidRequest(f"request body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise errors.InvalidRequest("request body must be a JSON object")
+    return body

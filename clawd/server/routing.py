@@ -1,0 +1,100 @@
+"""The route table machinery: `route(...)` lines, matching a method and path to an endpoint,
+and the Request an endpoint receives."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from clawd import errors
+from clawd.server.validation import Field, read_fields
+
+Endpoint = Callable[["Request"], Any]
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    pattern: str
+    endpoint: Endpoint
+    body: dict[str, Field] | None = None      # None: the endpoint reads its body itself
+    query: dict[str, Field] | None = None
+    regex: re.Pattern = field(default=None, compare=False)
+
+
+def route(method: str, pattern: str, endpoint: Endpoint, *, body: dict[str, Field] | None = None,
+          query: dict[str, Field] | None = None) -> Route:
+    regex = re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", pattern) + "$")
+    return Route(method, pattern, endpoint, body, query, regex)
+
+
+class Router:
+    def __init__(self, routes: list[Route]):
+        self.routes = routes
+
+    def match(self, method: str, path: str) -> tuple[Route, dict[str, str]]:
+        allowed = []
+        for candidate in self.routes:
+            found = candidate.regex.match(path)
+            if found is None:
+                continue
+            if candidate.method == method:
+                return candidate, found.groupdict()
+            allowed.append(candidate.method)
+        if allowed:
+            raise errors.MethodNotAllowed(f"{method} is not allowed on {path}; use {', '.join(sorted(set(allowed)))}")
+        raise errors.RouteNotFound(f"no route {method} {path}")
+
+
+class Request:
+    """What an endpoint sees. `args` holds the body (or query) fields read by the route's spec."""
+
+    def __init__(self, service, method: str, path: str, query: Mapping[str, str],
+                 headers: Mapping[str, str], body: dict, params: dict[str, str]):
+        self.service = service
+        self.method = method
+        self.path = path
+        self.query = dict(query)
+        self.headers = headers
+        self.body = body
+        self.params = params
+        self.args: dict[str, Any] = {}
+        self.profile_used: str | None = None
+        self.tab_used: str | None = None
+
+    @property
+    def config(self):
+        return self.service.config
+
+    @property
+    def profile_name(self) -> str:
+        """?profile= wins over the body's profile; else the default profile."""
+        name = self.query.get("profile") or self.body.get("profile") or self.service.profiles.default_name
+        if not isinstance(name, str):
+            raise errors.InvalidRequest("profile must be a string")
+        return name
+
+    def runtime(self):
+        runtime = self.service.runtime(self.profile_name)
+        self.profile_used = runtime.profile.name
+        return runtime
+
+    def browser(self):
+        """The profile's browser, started (managed) or connected to when it is not."""
+        return self.runtime().ensure()
+
+    def target_key(self) -> str | None:
+        key = self.query.get("targetId") or self.body.get("targetId")
+        if key is not None and not isinstance(key, str):
+            raise errors.InvalidRequest("targetId must be a string")
+        return key
+
+    def tab(self, key: str | None = None):
+        tab = self.browser().resolve(key if key is not None else self.target_key())
+        tab.check_usable()
+        self.tab_used = tab.tab_id
+        return tab
+
+    def read(self, spec: dict[str, Field] | None, data: dict, where: str) -> None:
+        if spec is not None:
+            self.args.update(read_fields(data, spec, where))

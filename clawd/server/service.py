@@ -1,0 +1,87 @@
+"""The service's state, shared by every request: the config, the state layout, the profile
+registry with one BrowserRuntime per profile, the navigation policy, auth and media."""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+
+from clawd import errors
+from clawd.browser.profiles import ProfileRegistry
+from clawd.browser.runtime import BrowserRuntime
+from clawd.config.model import Config, StateLayout
+from clawd.page.interception import NavigationGuard
+from clawd.page.navigation import PageLifecycle
+from clawd.security.auth import authenticator_for
+from clawd.security.csrf import RequestGuard
+from clawd.security.ssrf import NavigationPolicy
+from clawd.server.media import MediaStore
+
+log = logging.getLogger("clawd.server")
+
+
+class Service:
+    def __init__(self, config: Config, *, resolver=None, extra_hooks: tuple = ()):
+        self.config = config
+        self.layout = StateLayout(config.home)
+        self.layout.ensure()
+        self.policy = NavigationPolicy(config.browser.ssrf_policy, resolver=resolver)
+        self.guard = NavigationGuard(self.policy, strict=config.browser.ssrf_policy.strict)
+        self.hooks = [PageLifecycle(), self.guard, *extra_hooks]
+        self.profiles = ProfileRegistry(config.browser, self.layout)
+        self.auth = authenticator_for(config.server.auth.token, config.server.auth.password,
+                                      self.layout.auth_token)
+        self.request_guard = RequestGuard([config.server.host])
+        self.media = MediaStore(self.layout.media)
+        self._runtimes: dict[str, BrowserRuntime] = {}
+        self._lock = threading.Lock()
+        self.started = threading.Event()
+
+    def runtime(self, name: str | None) -> BrowserRuntime:
+        profile = self.profiles.get(name)
+        with self._lock:
+            runtime = self._runtimes.get(profile.name)
+            if runtime is None or runtime.profile != profile:
+                if runtime is not None:
+                    runtime.stop()
+                runtime = BrowserRuntime(profile, self.config.browser, self.layout, hooks=self.hooks)
+                self._runtimes[profile.name] = runtime
+            return runtime
+
+    def running_runtimes(self) -> list[BrowserRuntime]:
+        with self._lock:
+            return [r for r in self._runtimes.values() if r.running() or r.process is not None]
+
+    def forget_runtime(self, name: str) -> None:
+        with self._lock:
+            runtime = self._runtimes.pop(name, None)
+        if runtime is not None:
+            runtime.stop()
+
+    def stop_all(self) -> None:
+        with self._lock:
+            runtimes = list(self._runtimes.values())
+        for runtime in runtimes:
+            try:
+                runtime.stop()
+            except Exception:
+                log.exception("stopping profile %s failed", runtime.profile.name)
+
+
+def with_allowed_hosts(config: Config, hosts) -> Config:
+    """`serve --allow-host H`: H joins browser.ssrfPolicy.allowedHostnames for this run."""
+    if not hosts:
+        return config
+    policy = config.browser.ssrf_policy
+    merged = tuple(dict.fromkeys([*policy.allowed_hostnames, *hosts]))
+    browser = dataclasses.replace(config.browser,
+                                  ssrf_policy=dataclasses.replace(policy, allowed_hostnames=merged))
+    return dataclasses.replace(config, browser=browser)
+
+
+def refuse_unsafe_bind(config: Config) -> None:
+    from clawd.security.csrf import is_loopback_host
+    auth = config.server.auth
+    if not is_loopback_host(config.server.host) and not (auth.token or auth.password):
+        raise errors.ConfigError([f"$.server.host: {config.server.host} is not loopback; binding it needs "
+                                  "server.auth.token or server.auth.password (or CLAWD_TOKEN)"])
