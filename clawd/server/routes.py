@@ -36,4 +36,7 @@ ROUTES = [
                 "labels": opt(as_bool)}),
     route("POST", "/pdf", page.pdf, body={**TARGET, "landscape": opt(as_bool)}),
     route("GET", "/media/{name}", page.media),
+    # -- snapshot (issue 3) --
+    # -- act (issue 4) --
+    # -- debug, state, settings (issue 5) --
 ]

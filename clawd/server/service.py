@@ -10,8 +10,8 @@ from clawd import errors
 from clawd.browser.profiles import ProfileRegistry
 from clawd.browser.runtime import BrowserRuntime
 from clawd.config.model import Config, StateLayout
+from clawd.page.hooks import tab_hooks
 from clawd.page.interception import NavigationGuard
-from clawd.page.navigation import PageLifecycle
 from clawd.security.auth import authenticator_for
 from clawd.security.csrf import RequestGuard
 from clawd.security.ssrf import NavigationPolicy
@@ -27,7 +27,7 @@ class Service:
         self.layout.ensure()
         self.policy = NavigationPolicy(config.browser.ssrf_policy, resolver=resolver)
         self.guard = NavigationGuard(self.policy, strict=config.browser.ssrf_policy.strict)
-        self.hooks = [PageLifecycle(), self.guard, *extra_hooks]
+        self.hooks = [*tab_hooks(self.guard), *extra_hooks]
         self.profiles = ProfileRegistry(config.browser, self.layout)
         self.auth = authenticator_for(config.server.auth.token, config.server.auth.password,
                                       self.layout.auth_token)

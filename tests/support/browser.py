@@ -1,0 +1,88 @@
+"""Finding Chromium for the tests, starting a bare one (for remote-profile tests), and the config
+every browser test uses: headless, the flags this environment needs, 127.0.0.1 allowed."""
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+import requests
+
+from clawd.config.loader import config_from_data
+
+ENV_FLAGS = ["--disable-quic"]   # the rest of the flags this machine needs are clawd's defaults
+
+
+def chromium_path() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        found = shutil.which(name) or (f"/usr/bin/{name}" if os.path.exists(f"/usr/bin/{name}") else None)
+        if found:
+            return found
+    return None
+
+
+def require_chromium() -> str:
+    path = chromium_path()
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is missing in CI: .ci/run must install it")
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_config(home: pathlib.Path, *, cdp_port: int | None = None, extra: dict | None = None):
+    data = {
+        "server": {"host": "127.0.0.1", "port": free_port()},
+        "browser": {
+            "headless": True, "extraArgs": ENV_FLAGS, "executablePath": chromium_path(),
+            "ssrfPolicy": {"allowedHostnames": ["127.0.0.1"]},
+            "cdpPortRangeStart": 18850,
+            "profiles": {"clawd": {"cdpPort": cdp_port or free_port(), "color": "#FF4500"}},
+        },
+    }
+    for section, values in (extra or {}).items():
+        data.setdefault(section, {}).update(values)
+    return config_from_data(data, env={"CLAWD_HOME": str(home)})
+
+
+class BareChromium:
+    """A Chromium started by a test, not by clawd: the far end of a remote profile."""
+
+    def __init__(self, tmp: pathlib.Path):
+        self.port = free_port()
+        self.user_data = tmp / "bare-chromium"
+        args = [require_chromium(), f"--remote-debugging-port={self.port}", f"--user-data-dir={self.user_data}",
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "about:blank"]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+        self.ws_url = self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 15.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                return requests.get(f"http://127.0.0.1:{self.port}/json/version", timeout=1).json()["webSocketDebuggerUrl"]
+            except (requests.RequestException, ValueError, KeyError):
+                time.sleep(0.1)
+        self.close()
+        raise RuntimeError("bare Chromium did not start")
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
