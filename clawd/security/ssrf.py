@@ -18,7 +18,7 @@ from clawd import errors
 from clawd.config.model import SsrfPolicy
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-Resolver = Callable[[str], "list[str]"]
+Resolver = Callable[[str], list[str]]
 
 # Schemes whose URLs have an authority parsed the WHATWG "special" way (backslash == slash).
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
@@ -134,12 +134,12 @@ class NavigationPolicy:
 
     def _lookup(self, host: str) -> list[IPAddress | None]:
         try:
-            answers = self._resolve(host.rstrip("."))
+            answers = self._resolve(host)   # as written: "intranet." skips the search list
         except (errors.HostUnresolved, OSError, UnicodeError):
             answers = []
         if not answers:
             # the resolver's own words stay out of the message: they may name internal servers
-            raise errors.HostUnresolved(f"{host} does not resolve; not navigating")
+            raise errors.HostUnresolved(f"{host} does not resolve (failing closed)")
         return list(dict.fromkeys(_answer_address(a) for a in answers))
 
 
@@ -186,12 +186,16 @@ def _shown(text: str, limit: int = 200) -> str:
 
 
 def _host_key(host: str) -> str:
-    """How hosts compare against config lists: lowercase, no trailing dot, IPs canonical."""
+    """How hosts compare against config lists: ASCII lowercase, no trailing dot, IPs canonical."""
     key = host.strip().lower().rstrip(".")
     bare = key[1:-1] if key.startswith("[") and key.endswith("]") else key
     try:
         return str(ipaddress.ip_address(bare))
     except ValueError:
+        pass
+    try:
+        return _domain_to_ascii(key, key)      # a config entry may be written "*.bücher.de"
+    except errors.NavigationBlocked:
         return key
 
 
@@ -344,7 +348,8 @@ def _check_punycode(label: str, raw: str) -> None:
     """An xn-- label must decode to a non-ASCII label that UTS46 mapping leaves unchanged."""
     try:
         decoded = label[4:].encode("ascii").decode("punycode")
-        valid = not decoded.isascii() and idna.core.uts46_remap(decoded, std3_rules=False) == decoded
+        remapped = idna.core.uts46_remap(decoded, std3_rules=False)
+        valid = not decoded.isascii() and remapped == decoded
     except (UnicodeError, idna.core.IDNAError):
         valid = False
     if not valid:
