@@ -58,8 +58,9 @@ def test_config(home: pathlib.Path, *, cdp_port: int | None = None, extra: dict 
 class BareChromium:
     """A Chromium started by a test, not by clawd: the far end of a remote profile."""
 
-    def __init__(self, tmp: pathlib.Path):
-        self.port = free_port()
+    def __init__(self, tmp: pathlib.Path, *, port: int | None = None):
+        # port 0: Chromium picks one and writes DevToolsActivePort, as a user's own Chrome does
+        self.port = free_port() if port is None else port
         self.user_data = tmp / "bare-chromium"
         args = [require_chromium(), f"--remote-debugging-port={self.port}", f"--user-data-dir={self.user_data}",
                 "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -72,12 +73,23 @@ class BareChromium:
     def _wait_ready(self, timeout: float = 15.0) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            if self.port == 0:
+                self.port = self._active_port() or 0
+                if not self.port:
+                    time.sleep(0.1)
+                    continue
             try:
                 return requests.get(f"http://127.0.0.1:{self.port}/json/version", timeout=1).json()["webSocketDebuggerUrl"]
             except (requests.RequestException, ValueError, KeyError):
                 time.sleep(0.1)
         self.close()
         raise RuntimeError("bare Chromium did not start")
+
+    def _active_port(self) -> int | None:
+        try:
+            return int((self.user_data / "DevToolsActivePort").read_text().splitlines()[0])
+        except (OSError, ValueError, IndexError):
+            return None
 
     def close(self) -> None:
         self.proc.terminate()

@@ -1,0 +1,155 @@
+"""Profiles: created at run time, remote cdpUrl in its three shapes against a second Chromium,
+attach-only, existing-session, and a Chromium that fails to start."""
+from __future__ import annotations
+
+import urllib.parse
+
+import psutil
+import pytest
+
+from clawd import errors
+from tests.support.browser import BareChromium, require_chromium
+
+
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory):
+    require_chromium()
+    chromium = BareChromium(tmp_path_factory.mktemp("bare"))
+    yield chromium
+    chromium.close()
+
+
+def _remote_shapes(bare):
+    path = urllib.parse.urlsplit(bare.ws_url).path
+    return {"http": f"http://127.0.0.1:{bare.port}", "devtools": f"ws://127.0.0.1:{bare.port}{path}",
+            "bare-ws": f"ws://127.0.0.1:{bare.port}"}
+
+
+@pytest.mark.parametrize("shape", ["http", "devtools", "bare-ws"])
+def test_remote_profile_drives_a_second_chromium(client, site, bare, shape):
+    name = f"remote-{shape}"
+    created = client.create_profile(name, cdp_url=_remote_shapes(bare)[shape])["profile"]
+    assert created["driver"] == "remote"
+    try:
+        opened = client.open(site.url("/index.html"), profile=name)
+        assert opened["title"] == "clawd test site"
+        assert client.status(profile=name)["driver"] == "remote"
+        assert opened["tabId"] in {t["tabId"] for t in client.tabs(profile=name)["tabs"]}
+        client.close_tab(opened["tabId"], profile=name)
+        client.stop(profile=name)
+        assert bare.proc.poll() is None, "stopping a remote profile must never close the browser"
+    finally:
+        client.delete_profile(name)
+
+
+def test_existing_session_reads_devtools_active_port(client, site, tmp_path):
+    bare = BareChromium(tmp_path, port=0)
+    client.request("POST", "/profiles/create",
+                   json={"name": "existing", "driver": "existing-session", "userDataDir": str(bare.user_data)})
+    try:
+        opened = client.open(site.url("/index.html"), profile="existing")
+        assert opened["title"] == "clawd test site"
+        client.stop(profile="existing")
+        assert bare.proc.poll() is None
+    finally:
+        client.delete_profile("existing")
+        bare.close()
+
+
+def test_unreachable_remote_is_502_and_service_keeps_serving(client):
+    from tests.support.browser import free_port
+    client.create_profile("gone", cdp_url=f"http://127.0.0.1:{free_port()}")
+    try:
+        with pytest.raises(errors.CdpUnreachable):
+            client.tabs(profile="gone") and client.open("http://127.0.0.1:1/", profile="gone")
+        assert client.status()["running"] is True
+    finally:
+        client.delete_profile("gone")
+
+
+def test_profile_allocation_and_validation(client):
+    created = client.create_profile("alloc-a")["profile"]
+    try:
+        assert 18850 <= created["cdpPort"] <= 18949 and created["color"].startswith("#")
+        names = [p["name"] for p in client.profiles()["profiles"]]
+        assert "alloc-a" in names
+        with pytest.raises(errors.ProfileExists):
+            client.create_profile("alloc-a")
+        for bad in ("Bad Name", "-x", "a" * 65):
+            with pytest.raises(errors.InvalidRequest):
+                client.create_profile(bad)
+    finally:
+        client.delete_profile("alloc-a")
+    with pytest.raises(errors.ProfileNotFound):
+        client.delete_profile("alloc-a")
+
+
+def test_attach_only_profile_not_running_is_409(clawd_home, site):
+    from tests.support.browser import test_config
+    from tests.support.service import RunningService
+    running = RunningService(test_config(clawd_home / "attach", extra={}))
+    object.__setattr__(running.config.browser, "attach_only", True)
+    try:
+        with pytest.raises(errors.BrowserNotRunning) as caught:
+            running.client().open(site.url("/index.html"))
+        assert "remote-debugging-port" in str(caught.value)
+    finally:
+        running.close()
+
+
+def test_chromium_that_fails_to_start_reports_why_and_leaks_nothing(clawd_home, tmp_path):
+    from tests.support.browser import test_config
+    from tests.support.service import RunningService
+    fake = tmp_path / "fake-chromium"
+    fake.write_text("#!/bin/sh\necho 'Running as root without --no-sandbox is not supported' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    running = RunningService(test_config(clawd_home / "broken", extra={}))
+    object.__setattr__(running.config.browser, "executable_path", str(fake))
+    try:
+        before = {p.pid for p in psutil.process_iter()}
+        with pytest.raises(errors.BrowserLaunchFailed) as caught:
+            running.client().start()
+        message = str(caught.value)
+        assert "browser.noSandbox" in message or "executablePath" in message
+        assert "without --no-sandbox" in message
+        leaked = [p for p in psutil.process_iter(["cmdline"]) if p.pid not in before
+                  and str(fake) in " ".join(p.info["cmdline"] or [])]
+        assert leaked == []
+        assert running.client().status()["running"] is False
+    finally:
+        running.close()
+
+
+def test_disabled_browser_is_503(clawd_home):
+    from tests.support.browser import test_config
+    from tests.support.service import RunningService
+    running = RunningService(test_config(clawd_home / "disabled", extra={}))
+    object.__setattr__(running.config.browser, "enabled", False)
+    try:
+        with pytest.raises(errors.BrowserDisabled):
+            running.client().start()
+    finally:
+        running.close()
+
+
+def test_stop_and_start_keep_profile_data(clawd_home, site):
+    from tests.support.browser import test_config
+    from tests.support.service import RunningService
+    running = RunningService(test_config(clawd_home / "persist", extra={}))
+    try:
+        c = running.client()
+        c.start()
+        c.open(site.url("/index.html"))
+        browser = running.service.runtime(None).browser
+        tab = browser.resolve(None)
+        tab.session.call("Runtime.evaluate", {"expression": "localStorage.setItem('k', 'kept')"})
+        c.stop()
+        assert running.service.runtime(None).process is None
+        c.start()
+        c.open(site.url("/index.html"))
+        tab = running.service.runtime(None).browser.resolve(None)
+        value = tab.session.call("Runtime.evaluate", {"expression": "localStorage.getItem('k')",
+                                                      "returnByValue": True})["result"]["value"]
+        assert value == "kept"
+    finally:
+        running.close()
