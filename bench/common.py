@@ -1,0 +1,62 @@
+"""Shared pieces of the benchmarks: a clawd service in-process on a temporary home, percentiles,
+and printing a table. Benchmarks are not tests: they print figures and can write JSON."""
+from __future__ import annotations
+
+import json
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.browser import test_config          # noqa: E402
+from tests.support.service import RunningService       # noqa: E402
+from tests.support.site import Site                    # noqa: E402
+
+CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def start_service(extra: dict | None = None) -> RunningService:
+    home = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-"))
+    return RunningService(test_config(home, extra=extra))
+
+
+def percentile(samples: list[float], p: float) -> float:
+    ordered = sorted(samples)
+    index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def timed(fn, n: int, warmup: int = 20) -> list[float]:
+    """n timings of fn() in milliseconds, after `warmup` untimed calls."""
+    for _ in range(warmup):
+        fn()
+    out = []
+    for _ in range(n):
+        began = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - began) * 1000)
+    return out
+
+
+def summary(samples: list[float]) -> dict:
+    return {"p50": round(statistics.median(samples), 3), "p99": round(percentile(samples, 99), 3),
+            "n": len(samples)}
+
+
+def print_table(title: str, header: list[str], rows: list[list]) -> None:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    print(f"\n{title}")
+    print("  ".join(str(h).ljust(w) for h, w in zip(header, widths)))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
+
+
+def write_json(path: str | None, data: dict) -> None:
+    if path:
+        pathlib.Path(path).write_text(json.dumps(data, indent=2))

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Latency of the service next to bare CDP in the same run (issue 2), and act latency next to
+Playwright (issue 4). Usage: bench/latency.py [--n 500] [--json OUT]"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import psutil
+import websocket
+
+from common import print_table, start_service, summary, timed, write_json, Site
+
+
+def bare_cdp_call(port: int, target_id: str):
+    """A bare websocket-client CDP round trip to the same browser (the floor clawd adds to)."""
+    import requests
+    ws_url = requests.get(f"http://127.0.0.1:{port}/json/version", timeout=5).json()["webSocketDebuggerUrl"]
+    ws = websocket.create_connection(ws_url, suppress_origin=True, skip_utf8_validation=True)
+    counter = iter(range(1, 10**9))
+
+    def call():
+        i = next(counter)
+        ws.send('{"id": %d, "method": "Target.activateTarget", "params": {"targetId": "%s"}}' % (i, target_id))
+        while True:
+            if ('"id":%d,' % i) in ws.recv():
+                return
+    return ws, call
+
+
+class RawHttp:
+    """A keep-alive http.client connection: measures the service, not a client library."""
+
+    def __init__(self, url: str, token: str):
+        import http.client
+        host, port = url.split("//")[1].split(":")
+        self.conn = http.client.HTTPConnection(host, int(port))
+        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def __call__(self, method: str, path: str, body: str | None = None) -> bytes:
+        self.conn.request(method, path, body=body, headers=self.headers)
+        return self.conn.getresponse().read()
+
+
+def service_figures(n: int) -> dict:
+    running = start_service()
+    site = Site()
+    try:
+        client = running.client()
+        client.start()
+        tab = client.open(site.url("/index.html"))
+        port = running.config.browser.profiles["clawd"].cdp_port
+        ws, bare = bare_cdp_call(port, tab["targetId"])   # the very call POST /tabs/focus makes
+        http = RawHttp(running.url, running.token)
+        focus_body = '{"targetId": "%s"}' % tab["tabId"]
+        figures = {
+            "bare Target.activateTarget (websocket-client)": summary(timed(bare, n)),
+            "GET /tabs": summary(timed(lambda: http("GET", "/tabs"), n)),
+            "POST /tabs/focus (1 CDP call)": summary(timed(lambda: http("POST", "/tabs/focus", focus_body), n)),
+            "clawd.client GET /tabs (requests)": summary(timed(lambda: client.tabs(), n)),
+            "clawd.client focus (requests)": summary(timed(lambda: client.focus(tab["tabId"]), n)),
+        }
+        ws.close()
+        figures["idleRssMB"] = idle_rss(running)
+        return figures
+    finally:
+        running.close()
+        site.close()
+
+
+def idle_rss(running) -> float:
+    """RSS of this process (the service) excluding Chromium, which runs in its own processes."""
+    return round(psutil.Process(os.getpid()).memory_info().rss / 2**20, 1)
+
+
+def cold_start(runs: int = 5) -> dict:
+    times = []
+    for _ in range(runs):
+        running = start_service()
+        try:
+            began = time.perf_counter()
+            running.client().start()
+            times.append((time.perf_counter() - began) * 1000)
+        finally:
+            running.close()
+    return {"median": round(statistics.median(times), 1), "all": [round(t, 1) for t in times]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=500)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    figures = service_figures(args.n)
+    bare = figures["bare Target.activateTarget (websocket-client)"]["p50"]
+    rows = [[name, v["p50"], v["p99"], f"{v['p50'] - bare:+.3f}"] for name, v in figures.items()
+            if isinstance(v, dict)]
+    print_table(f"service latency, ms over {args.n} calls with keep-alive (added = p50 - bare p50)",
+                ["call", "p50", "p99", "added"], rows)
+    start = cold_start()
+    print_table("cold start: POST /start until ready (ms)", ["median", "runs"], [[start["median"], start["all"]]])
+    print_table("idle service RSS (MB, Chromium excluded)", ["rss"], [[figures["idleRssMB"]]])
+    results = {"service": figures, "coldStart": start}
+    try:
+        from act_latency import act_figures   # the act section (issue 4), when present
+        results["act"] = act_figures(args.n)
+    except ImportError:
+        pass
+    write_json(args.json, results)
+
+
+if __name__ == "__main__":
+    main()
