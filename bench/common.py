@@ -12,7 +12,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.browser import test_config          # noqa: E402
+from tests.support.browser import service_config          # noqa: E402
 from tests.support.service import RunningService       # noqa: E402
 from tests.support.site import Site                    # noqa: E402
 
@@ -22,7 +22,7 @@ CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-
 
 def start_service(extra: dict | None = None) -> RunningService:
     home = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-"))
-    return RunningService(test_config(home, extra=extra))
+    return RunningService(service_config(home, extra=extra))
 
 
 def percentile(samples: list[float], p: float) -> float:

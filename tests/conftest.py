@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.browser import require_chromium, test_config
+from tests.support.browser import require_chromium, service_config
 from tests.support.service import RunningService
 from tests.support.site import Site
 
@@ -24,7 +24,7 @@ def clawd_home(tmp_path_factory):
 @pytest.fixture(scope="session")
 def service(clawd_home):
     require_chromium()
-    running = RunningService(test_config(clawd_home))
+    running = RunningService(service_config(clawd_home))
     yield running
     running.close()
 

@@ -137,6 +137,8 @@ class Browser:
         if tab is not None:
             tab.crashed = True
             log.warning("tab %s crashed (%s)", tab.tab_id, params.get("status"))
+            self.connection.fail_session(tab.session.session_id, errors.TabCrashed(
+                f"tab {tab.tab_id} crashed; close it and open a new one"))
 
     # -- the registry -------------------------------------------------------------------------
     def tabs(self) -> list[Tab]:

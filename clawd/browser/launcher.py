@@ -147,12 +147,9 @@ def likely_fix(stderr_tail: str, spec: LaunchSpec) -> str:
 
 
 def stop_tree(process: ChromiumProcess, grace: float = STOP_GRACE) -> None:
-    """SIGTERM the whole tree, SIGKILL what is left after `grace` seconds, reap."""
-    try:
-        root = psutil.Process(process.pid)
-        tree = [root] + root.children(recursive=True)
-    except psutil.NoSuchProcess:
-        tree = []
+    """SIGTERM the whole tree, SIGKILL what is left after `grace` seconds, reap. The tree is
+    the process group we started, so children are found even when the root already died."""
+    tree = _tree(process)
     for proc in tree:
         _signal(proc, signal.SIGTERM)
     _, alive = psutil.wait_procs(tree, timeout=grace)
@@ -163,6 +160,32 @@ def stop_tree(process: ChromiumProcess, grace: float = STOP_GRACE) -> None:
         process.popen.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         log.warning("Chromium pid %d did not exit", process.pid)
+
+
+def _tree(process: ChromiumProcess) -> list[psutil.Process]:
+    found = {}
+    try:
+        root = psutil.Process(process.pid)
+        found[root.pid] = root
+        found.update((c.pid, c) for c in root.children(recursive=True))
+    except psutil.NoSuchProcess:
+        pass
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) == process.pid:   # start_new_session: pgid == the root's pid
+                found.setdefault(proc.pid, proc)
+        except (ProcessLookupError, PermissionError, psutil.Error):
+            continue
+    return list(found.values())
+
+
+def wait_port_free(port: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while port_in_use(port):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def wait_exit(process: ChromiumProcess, timeout: float) -> bool:

@@ -13,6 +13,7 @@ from clawd import errors
 from clawd.browser import decorate, launcher
 from clawd.browser.browser import Browser, TabHook
 from clawd.browser.executables import find_executable
+from clawd.browser.sweeper import TabSweeper
 from clawd.cdp import discovery
 from clawd.cdp.connection import Connection
 from clawd.config.model import BrowserConfig, ProfileConfig, StateLayout
@@ -20,6 +21,8 @@ from clawd.config.model import BrowserConfig, ProfileConfig, StateLayout
 log = logging.getLogger("clawd.browser")
 
 CLOSE_WAIT = 2.5
+KEEPALIVE_INTERVAL = 15.0
+BACKOFF_MAX = 30.0
 
 
 class BrowserRuntime:
@@ -38,6 +41,9 @@ class BrowserRuntime:
         self.executable: str | None = None
         self.ws_url: str | None = None
         self.started_at: float | None = None
+        self.sweeper: TabSweeper | None = None
+        self._failures = 0            # consecutive failed starts: automatic relaunches back off
+        self._retry_at = 0.0
 
     @property
     def kind(self) -> str:
@@ -68,10 +74,15 @@ class BrowserRuntime:
 
     # -- start --------------------------------------------------------------------------------
     def ensure(self) -> Browser:
-        """The running browser, started (or connected) first when it is not."""
+        """The running browser, started (or connected) first when it is not. After a crash the
+        next request relaunches a managed browser, once per call; repeated failures back off."""
         browser = self.browser
         if browser is not None and not browser.connection.closed:
             return browser
+        wait = self._retry_at - time.monotonic()
+        if wait > 0:
+            raise errors.BrowserGone(f"profile {self.profile.name}: the browser failed to start "
+                                     f"{self._failures} time(s); next attempt in {wait:.1f} s")
         return self.start()
 
     def start(self, *, headless: bool | None = None) -> Browser:
@@ -80,23 +91,40 @@ class BrowserRuntime:
         with self._lock:
             if self.running():
                 return self.browser
-            self._forget()
-            if self.managed:
-                ws_url = self._launch(headless)
-            else:
-                ws_url = self._locate()
             try:
-                connection = self._open(ws_url)
-                browser = Browser(connection, profile=self.profile.name, hooks=self.hooks,
-                                  max_tabs=self.config.max_tabs if self.managed else None, id_counter=self._ids)
-                browser.setup()
-            except Exception:
-                self._kill_launched()
+                browser = self._start(headless)
+            except errors.ClawdError:
+                self._failures += 1
+                self._retry_at = time.monotonic() + min(BACKOFF_MAX, 0.5 * 2 ** self._failures)
                 raise
-            connection.on_close(lambda reason: self._on_connection_closed(browser, reason))
-            self.browser, self.ws_url, self.started_at = browser, ws_url, time.time()
-            log.info("profile %s: %s browser ready", self.profile.name, self.kind)
+            self._failures, self._retry_at = 0, 0.0
             return browser
+
+    def _start(self, headless: bool | None) -> Browser:
+        self._forget()
+        ws_url = self._launch(headless) if self.managed else self._locate()
+        try:
+            connection = self._open(ws_url)
+            browser = Browser(connection, profile=self.profile.name, hooks=self.hooks,
+                              max_tabs=self.config.max_tabs if self.managed else None, id_counter=self._ids)
+            browser.setup()
+        except Exception:
+            self._kill_launched()
+            raise
+        connection.on_close(lambda reason: self._on_connection_closed(browser, reason))
+        if not self.managed:   # a remote peer can vanish without closing the socket
+            connection.start_keepalive(KEEPALIVE_INTERVAL)
+        self.browser, self.ws_url, self.started_at = browser, ws_url, time.time()
+        self._start_sweeper(browser)
+        log.info("profile %s: %s browser ready", self.profile.name, self.kind)
+        return browser
+
+    def _start_sweeper(self, browser: Browser) -> None:
+        cleanup = self.config.tab_cleanup
+        if cleanup.enabled and self.managed:
+            self.sweeper = TabSweeper(browser, idle_seconds=cleanup.idle_minutes * 60,
+                                      interval=cleanup.interval_seconds)
+            self.sweeper.start()
 
     def _launch(self, headless: bool | None) -> str:
         self.executable = find_executable(self.config.executable_path)
@@ -109,6 +137,7 @@ class BrowserRuntime:
         decorate.decorate(user_data, self.profile.name, self.profile.color or self.config.color)
         spec = launcher.LaunchSpec(self.executable, self.profile.cdp_port, user_data, self.headless,
                                    no_sandbox, tuple(self.config.extra_args))
+        launcher.wait_port_free(spec.port, CLOSE_WAIT)   # our own previous browser may still be exiting
         self.process = launcher.launch(spec)
         return launcher.wait_ready(self.process)
 
@@ -164,6 +193,9 @@ class BrowserRuntime:
             launcher.stop_tree(process)
 
     def _forget(self) -> None:
+        if self.sweeper is not None:
+            self.sweeper.stop()
+            self.sweeper = None
         self.browser = None
         self.ws_url = None
         self.started_at = None
@@ -175,6 +207,8 @@ class BrowserRuntime:
                 for tab in browser.tabs():
                     browser._drop(tab.target_id)
                 if self.process is not None and not self.process.alive():
+                    # it died (crash, OOM killer, kill -9): reap what it left, free its port
+                    launcher.stop_tree(self.process, grace=1.0)
                     self.process = None
                 self._forget()
 

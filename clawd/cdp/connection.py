@@ -30,9 +30,10 @@ def default_ws_factory(url: str, *, timeout: float | None = None):
 
 
 class _Reply:
-    __slots__ = ("event", "result", "error")
+    __slots__ = ("event", "result", "error", "session_id")
 
-    def __init__(self):
+    def __init__(self, session_id: str | None = None):
+        self.session_id = session_id
         self.event = threading.Event()
         self.result: dict | None = None
         self.error: BaseException | None = None
@@ -63,7 +64,7 @@ class Connection:
     def call(self, method: str, params: dict | None = None, *, session_id: str | None = None,
              timeout: float | None = None) -> dict:
         """Send one command and wait for its reply, at most `timeout` seconds."""
-        reply = _Reply()
+        reply = _Reply(session_id)
         with self._lock:
             if self._close_reason is not None:
                 raise errors.BrowserGone(f"browser connection closed ({self._close_reason})")
@@ -86,9 +87,45 @@ class Connection:
             raise reply.error
         return reply.result
 
+    def fail_session(self, session_id: str, error: BaseException) -> int:
+        """Fail at once every pending call of one session (its renderer crashed and will never
+        answer). Returns how many calls were failed."""
+        with self._lock:
+            doomed = [i for i, r in self._pending.items() if r.session_id == session_id]
+            replies = [self._pending.pop(i) for i in doomed]
+        for reply in replies:
+            reply.error = error
+            reply.event.set()
+        return len(replies)
+
     def _forget(self, call_id: int) -> None:
         with self._lock:
             self._pending.pop(call_id, None)
+
+    # -- keep-alive ---------------------------------------------------------------------------
+    def start_keepalive(self, interval: float = 15.0, timeout: float = 5.0) -> None:
+        """A half-open socket (a peer that vanished without a FIN) never errors by itself: after
+        `interval` seconds of silence send a cheap call, and give up on the connection when it
+        does not answer within `timeout`, failing every pending call at once."""
+        def run():
+            while not self.closed:
+                time.sleep(min(interval, 1.0))
+                if self.closed or time.monotonic() - self.last_received < interval:
+                    continue
+                try:
+                    self.call("Browser.getVersion", timeout=timeout)
+                except errors.CdpTimeout:
+                    self._shutdown(f"keep-alive: no answer within {timeout:g} s")
+                    self._close_socket()
+                except errors.ClawdError:
+                    return
+        threading.Thread(target=run, name=f"{self.events._thread.name}-keepalive", daemon=True).start()
+
+    def _close_socket(self) -> None:
+        try:
+            self._ws.close(timeout=0.5) if _accepts_timeout(self._ws.close) else self._ws.close()
+        except Exception:
+            pass
 
     # -- lifecycle ----------------------------------------------------------------------------
     @property
@@ -106,10 +143,7 @@ class Connection:
 
     def close(self) -> None:
         self._shutdown("closed by clawd")
-        try:
-            self._ws.close()
-        except Exception:
-            pass
+        self._close_socket()
 
     def _shutdown(self, reason: str) -> None:
         with self._lock:
@@ -172,3 +206,11 @@ def _run_callbacks(callbacks: list[Callable[[str], None]], reason: str) -> None:
             callback(reason)
         except Exception:
             log.exception("connection close callback failed")
+
+
+def _accepts_timeout(close) -> bool:
+    import inspect
+    try:
+        return "timeout" in inspect.signature(close).parameters
+    except (TypeError, ValueError):
+        return False

@@ -89,9 +89,12 @@ class Request:
             raise errors.InvalidRequest("targetId must be a string")
         return key
 
-    def tab(self, key: str | None = None):
+    def tab(self, key: str | None = None, *, usable: bool = True):
+        """The tab named by `key` (else ?targetId= / the body's targetId, else the default tab).
+        usable=False also finds crashed tabs (to close them)."""
         tab = self.browser().resolve(key if key is not None else self.target_key())
-        tab.check_usable()
+        if usable:
+            tab.check_usable()
         self.tab_used = tab.tab_id
         return tab
 

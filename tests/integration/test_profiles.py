@@ -85,9 +85,9 @@ def test_profile_allocation_and_validation(client):
 
 
 def test_attach_only_profile_not_running_is_409(clawd_home, site):
-    from tests.support.browser import test_config
+    from tests.support.browser import service_config
     from tests.support.service import RunningService
-    running = RunningService(test_config(clawd_home / "attach", extra={}))
+    running = RunningService(service_config(clawd_home / "attach", extra={}))
     object.__setattr__(running.config.browser, "attach_only", True)
     try:
         with pytest.raises(errors.BrowserNotRunning) as caught:
@@ -98,12 +98,12 @@ def test_attach_only_profile_not_running_is_409(clawd_home, site):
 
 
 def test_chromium_that_fails_to_start_reports_why_and_leaks_nothing(clawd_home, tmp_path):
-    from tests.support.browser import test_config
+    from tests.support.browser import service_config
     from tests.support.service import RunningService
     fake = tmp_path / "fake-chromium"
     fake.write_text("#!/bin/sh\necho 'Running as root without --no-sandbox is not supported' >&2\nexit 1\n")
     fake.chmod(0o755)
-    running = RunningService(test_config(clawd_home / "broken", extra={}))
+    running = RunningService(service_config(clawd_home / "broken", extra={}))
     object.__setattr__(running.config.browser, "executable_path", str(fake))
     try:
         before = {p.pid for p in psutil.process_iter()}
@@ -121,9 +121,9 @@ def test_chromium_that_fails_to_start_reports_why_and_leaks_nothing(clawd_home, 
 
 
 def test_disabled_browser_is_503(clawd_home):
-    from tests.support.browser import test_config
+    from tests.support.browser import service_config
     from tests.support.service import RunningService
-    running = RunningService(test_config(clawd_home / "disabled", extra={}))
+    running = RunningService(service_config(clawd_home / "disabled", extra={}))
     object.__setattr__(running.config.browser, "enabled", False)
     try:
         with pytest.raises(errors.BrowserDisabled):
@@ -133,9 +133,9 @@ def test_disabled_browser_is_503(clawd_home):
 
 
 def test_stop_and_start_keep_profile_data(clawd_home, site):
-    from tests.support.browser import test_config
+    from tests.support.browser import service_config
     from tests.support.service import RunningService
-    running = RunningService(test_config(clawd_home / "persist", extra={}))
+    running = RunningService(service_config(clawd_home / "persist", extra={}))
     try:
         c = running.client()
         c.start()

@@ -37,9 +37,9 @@ def test_missing_or_wrong_credentials_are_401(service, headers):
 
 
 def test_password_header_and_basic_auth(clawd_home):
-    from tests.support.browser import test_config
+    from tests.support.browser import service_config
     from tests.support.service import RunningService
-    config = test_config(clawd_home / "pw", extra={"server": {"auth": {"password": "s3cret"}}})
+    config = service_config(clawd_home / "pw", extra={"server": {"auth": {"password": "s3cret"}}})
     running = RunningService(config)
     try:
         basic = base64.b64encode(b"any:s3cret").decode()

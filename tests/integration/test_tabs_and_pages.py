@@ -149,9 +149,9 @@ def test_media_names_cannot_escape(service):
 
 
 def test_max_tabs_closes_the_oldest(service, site, clawd_home):
-    from tests.support.browser import test_config
+    from tests.support.browser import service_config
     from tests.support.service import RunningService
-    running = RunningService(test_config(clawd_home / "maxtabs", extra={}))
+    running = RunningService(service_config(clawd_home / "maxtabs", extra={}))
     object.__setattr__(running.config.browser, "max_tabs", 3)   # frozen dataclass: a test-only tweak
     try:
         c = running.client()

@@ -40,7 +40,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_config(home: pathlib.Path, *, cdp_port: int | None = None, extra: dict | None = None):
+def service_config(home: pathlib.Path, *, cdp_port: int | None = None, extra: dict | None = None):
     data = {
         "server": {"host": "127.0.0.1", "port": free_port()},
         "browser": {

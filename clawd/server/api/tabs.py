@@ -40,7 +40,7 @@ def focus(req: Request) -> dict:
 
 def close_tab(req: Request) -> dict:
     browser = req.browser()
-    tab = req.tab(req.params["target"])
+    tab = req.tab(req.params["target"], usable=False)
     browser.close_tab(tab)
     return {"ok": True, "closed": tab.tab_id, "targetId": tab.target_id}
 
