@@ -1,1 +1,44 @@
+"""CLI command handlers, grouped by resource. A handler is `(Invocation) -> int | None` (None is 0).
 
+Handlers print through cli/output.py and raise; cli/main.py turns exceptions into exit statuses.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, TextIO
+
+if TYPE_CHECKING:
+    from clawd.client import Client
+    from clawd.config.model import Config
+
+
+class UsageError(Exception):
+    """The arguments parse but do not make sense together (exit status 2, like argparse)."""
+
+
+@dataclass
+class Invocation:
+    """One run of the CLI: the parsed arguments, where to print, and the client and config on demand."""
+    args: argparse.Namespace
+    stdout: TextIO
+    stderr: TextIO
+    make_client: Callable[[], "Client"] = field(repr=False)
+    load_config: Callable[[], "Config"] = field(repr=False)
+
+    @property
+    def json(self) -> bool:
+        return bool(getattr(self.args, "json", False))
+
+    @functools.cached_property
+    def config(self) -> "Config":
+        return self.load_config()
+
+    @functools.cached_property
+    def client(self) -> "Client":
+        return self.make_client()
+
+    def target(self) -> str | None:
+        """The --target of a per-tab command."""
+        return getattr(self.args, "target", None)

@@ -1,0 +1,71 @@
+"""Reading a page: navigate, snapshot, find, screenshot, pdf.
+
+`--out` on screenshot and pdf fetches the bytes through the answer's mediaUrl, so it works against a
+service on another machine; without it the service-side path is printed.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+
+from clawd import errors
+from clawd.cli import output
+from clawd.cli.commands import Invocation
+
+
+def navigate(inv: Invocation) -> None:
+    result = inv.client.navigate(inv.args.url, target_id=inv.target(), timeout_ms=inv.args.timeout_ms)
+    output.emit(inv, result, output.render_act)
+
+
+def snapshot(inv: Invocation) -> None:
+    a = inv.args
+    result = inv.client.snapshot(
+        target_id=inv.target(), format=a.format, interactive=a.interactive or None, compact=a.compact or None,
+        depth=a.depth, max_chars=a.max_chars, efficient=a.efficient, selector=a.selector, frame=a.frame,
+        limit=a.limit, labels=a.labels or None, urls=a.urls or None, refs=False if a.no_refs else None,
+        wrap=a.wrap or None)
+    if a.out:
+        _write_snapshot(inv, result, pathlib.Path(a.out))
+        return
+    output.emit(inv, result, output.render_snapshot)
+
+
+def _write_snapshot(inv: Invocation, result: dict, out: pathlib.Path) -> None:
+    """--out keeps the text (or the JSON with --json) in a file and says so on stdout."""
+    if inv.json:
+        out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    else:
+        out.write_text(output.render_snapshot(result) + "\n", encoding="utf-8")
+    stats = result.get("stats") or {}
+    print(f"{out} ({stats.get('chars', '?')} chars, {stats.get('refs', '?')} refs)", file=inv.stdout)
+
+
+def find(inv: Invocation) -> None:
+    a = inv.args
+    result = inv.client.find(a.text, target_id=inv.target(), limit=a.limit)
+    output.emit(inv, result, output.render_find)
+
+
+def screenshot(inv: Invocation) -> None:
+    a = inv.args
+    result = inv.client.screenshot(target_id=inv.target(), full_page=a.full_page, ref=a.ref,
+                                   type=a.type, labels=a.labels, quality=a.quality)
+    _deliver(inv, result)
+
+
+def pdf(inv: Invocation) -> None:
+    _deliver(inv, inv.client.pdf(target_id=inv.target(), landscape=inv.args.landscape or None))
+
+
+def _deliver(inv: Invocation, result: dict) -> None:
+    out = getattr(inv.args, "out", None)
+    if not out:
+        output.emit(inv, result, output.render_media)
+        return
+    if not result.get("mediaUrl"):
+        raise errors.ClawdError(f"the service gave no mediaUrl to fetch; the file is {result.get('path')} "
+                                "on the service's machine")
+    saved = inv.client.fetch_media(result["mediaUrl"], pathlib.Path(out))
+    # --json still prints the service's answer verbatim; the file is where the user asked
+    output.emit(inv, result, lambda _result: str(saved))

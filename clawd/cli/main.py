@@ -1,0 +1,160 @@
+"""`clawd-browser`: parse, build the client, dispatch, and the one place exceptions become exit statuses.
+
+Exit status: 0 ok, 1 error, 2 usage, 3 service unreachable, 4 not found, 5 timeout.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import time
+import urllib.parse
+from typing import Callable, Sequence, TextIO
+
+from clawd import errors
+from clawd.cli.commands import Invocation, UsageError
+from clawd.cli.parser import build_parser
+from clawd.client import Client, ServiceUnreachable, is_loopback_url
+from clawd.config.model import Config
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_NOT_FOUND, EXIT_TIMEOUT = range(6)
+AUTOSTART_WAIT_S = 20.0
+_POLL_S = 0.2
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    try:
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            args = build_parser().parse_args(argv)
+    except SystemExit as exc:       # argparse: --help is 0, a usage error 2
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    inv = Invocation(args, stdout, stderr, make_client=lambda: _make_client(inv),
+                     load_config=lambda: load_config(args.config))
+    try:
+        return _dispatch(inv)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:     # `clawd-browser tabs | head -1`: the reader left, nothing to report
+        _silence(stdout)
+        return EXIT_ERROR
+    except (errors.ClawdError, UsageError, OSError) as exc:
+        status, message = exit_status(exc)
+        print(message, file=stderr)
+        return status
+
+
+def _silence(stream: TextIO) -> None:
+    """Point a closed pipe's descriptor at /dev/null so the interpreter's final flush stays quiet."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+
+
+def _dispatch(inv: Invocation) -> int:
+    if inv.args.needs_service and _autostart_wanted(inv):
+        if ensure_service(inv.client, lambda: launch_service(inv)):
+            del inv.client   # built before the new service wrote $CLAWD_HOME/auth-token: read it now
+    return inv.args.func(inv) or EXIT_OK
+
+
+def exit_status(exc: BaseException) -> tuple[int, str]:
+    """The ladder: (exit status, the line for stderr)."""
+    if isinstance(exc, UsageError):
+        return EXIT_USAGE, f"error: {exc} (USAGE)"
+    if not isinstance(exc, errors.ClawdError):
+        return EXIT_ERROR, f"error: {exc}"
+    return _status_of(exc), f"error: {exc.message} ({exc.code})"
+
+
+def _status_of(exc: errors.ClawdError) -> int:
+    if isinstance(exc, ServiceUnreachable):
+        return EXIT_UNREACHABLE
+    if exc.http_status == 404:
+        return EXIT_NOT_FOUND
+    if exc.http_status in (408, 504) or isinstance(exc, TimeoutError):
+        return EXIT_TIMEOUT
+    return EXIT_ERROR
+
+
+# -- configuration and client -----------------------------------------------------------------------
+def load_config(path: str | None) -> Config:
+    """The loader's Config; built-in defaults while config/loader.py is not importable."""
+    try:
+        from clawd.config import loader
+    except ImportError:
+        return Config()
+    return loader.load_config(path=path)
+
+
+def _make_client(inv: Invocation) -> Client:
+    a, config = inv.args, inv.config
+    url = a.service_url or config.cli.url or server_url(config.server.host, config.server.port)
+    return Client(url, token=a.service_token or config.server.auth.token,
+                  password=a.service_password or config.server.auth.password,
+                  profile=a.profile, timeout=a.service_timeout, home=config.home)
+
+
+def server_url(host: str, port: int) -> str:
+    """Where a service bound to host:port answers locally (a wildcard bind answers on loopback)."""
+    if host in ("", "0.0.0.0", "::"):
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+# -- autostart --------------------------------------------------------------------------------------
+def _autostart_wanted(inv: Invocation) -> bool:
+    if inv.args.autostart is not None:
+        return inv.args.autostart
+    return inv.config.cli.autostart
+
+
+def ensure_service(client: Client, launch: Callable[[], subprocess.Popen], *,
+                   wait_s: float = AUTOSTART_WAIT_S) -> bool:
+    """Start a local service when a loopback control URL does not answer; return once `GET /` does.
+    True when this call started it."""
+    if not is_loopback_url(client.url) or _answers(client):
+        return False
+    process = launch()
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        if _answers(client):
+            return True
+        if process.poll() is not None:
+            raise ServiceUnreachable(f"`clawd-browser serve` exited with status {process.returncode} "
+                                     f"before answering at {client.url}")
+        time.sleep(_POLL_S)
+    raise ServiceUnreachable(f"started `clawd-browser serve`, but {client.url} did not answer "
+                             f"within {wait_s:g} s")
+
+
+def _answers(client: Client) -> bool:
+    try:
+        client.request("GET", "/", timeout=2.0)
+    except ServiceUnreachable:
+        return False
+    except errors.ClawdError:    # 401 or a slow answer still means something listens
+        return True
+    return True
+
+
+def launch_service(inv: Invocation) -> subprocess.Popen:
+    """`clawd-browser serve` detached, on the control URL's host and port, with the same --config.
+
+    Its output goes to $CLAWD_HOME/autostart.log: a detached service has no terminal to complain to.
+    """
+    parts = urllib.parse.urlsplit(inv.client.url)
+    cmd = [sys.executable, "-m", "clawd"]
+    if inv.args.config:
+        cmd += ["--config", inv.args.config]
+    cmd += ["serve", "--host", parts.hostname or "127.0.0.1", "--port", str(parts.port or 80)]
+    home = inv.config.home
+    home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with open(home / "autostart.log", "ab") as log:
+        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                start_new_session=True, close_fds=True)
