@@ -1,0 +1,120 @@
+"""Snapshot benchmark: clawd's GET /snapshot (through HTTP, maxChars=0) against Playwright's
+page.aria_snapshot(mode="ai") on the same pages in the same Chromium, cold (each timed snapshot
+follows a reload), median of N each. Not a test: prints a table, optionally writes JSON.
+
+    .venv/bin/python bench/snapshot.py [--pages DIR] [--runs 5] [--only NAME] [--json OUT]
+
+Pages: shared/corpus/pages/*.html plus big.html/small.html from make_synthetic.py, served from
+127.0.0.1; Chromium resolves every other host to nothing (--host-resolver-rules).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import pathlib
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.browser import service_config  # noqa: E402
+from tests.support.service import RunningService  # noqa: E402
+from tests.support.site import Site  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+RESOLVER = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
+
+
+def prepare_pages(source: pathlib.Path) -> pathlib.Path:
+    out = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-"))
+    for page in sorted((source / "pages").glob("*.html")):
+        shutil.copy(page, out / page.name)
+    subprocess.run([sys.executable, str(source / "make_synthetic.py"), str(out)], check=True)
+    return out
+
+
+def timed(fn) -> tuple[float, object]:
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=pathlib.Path, default=CORPUS)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--json", type=pathlib.Path)
+    args = parser.parse_args()
+
+    pages_dir = prepare_pages(args.corpus)
+    pages = sorted(p.name for p in pages_dir.glob("*.html") if p.name != "small.html")
+    if args.only:
+        pages = [p for p in pages if any(o in p for o in args.only)]
+    site = Site(pages_dir)
+    home = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-home-"))
+    config = service_config(home, extra={"browser": {"extraArgs": ["--disable-quic", RESOLVER]}})
+    running = RunningService(config)
+    client = running.client(timeout=120)
+    client.start()
+    port = config.browser.profiles["clawd"].cdp_port
+
+    from playwright.sync_api import sync_playwright
+    rows = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+        pw_page = browser.contexts[0].new_page()
+        tab = client.open(site.url("/" + pages[0]))
+        for name in pages:
+            url = site.url("/" + name)
+            rows.append(measure(client, tab, pw_page, url, name, args.runs))
+            print_row(rows[-1])
+        browser.close()
+    client.close()
+    running.close()
+    site.close()
+    summary(rows)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+
+
+def measure(client, tab, pw_page, url: str, name: str, runs: int) -> dict:
+    ours, theirs = [], []
+    text = peer = efficient = None
+    for _ in range(runs):
+        client.navigate(url, target_id=tab["tabId"])
+        seconds, text = timed(lambda: client.request("GET", "/snapshot",
+                                                     params={"targetId": tab["tabId"], "maxChars": 0}))
+        ours.append(seconds)
+        pw_page.goto(url)
+        seconds, peer = timed(lambda: pw_page.aria_snapshot(mode="ai"))
+        theirs.append(seconds)
+    client.navigate(url, target_id=tab["tabId"])
+    efficient = client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "mode": "efficient"})
+    ours_ms, theirs_ms = statistics.median(ours) * 1000, statistics.median(theirs) * 1000
+    return {"page": name, "clawd_ms": round(ours_ms, 1), "playwright_ms": round(theirs_ms, 1),
+            "ratio": round(ours_ms / theirs_ms, 3), "clawd_chars": len(text["snapshot"]),
+            "playwright_chars": len(peer), "efficient_chars": len(efficient["snapshot"]),
+            "chrome_names": text["stats"].get("chromeNames", 0)}
+
+
+def print_row(row: dict) -> None:
+    print(f"{row['page']:46s} {row['clawd_ms']:8.1f} {row['playwright_ms']:8.1f} {row['ratio']:6.2f} "
+          f"{row['clawd_chars']:8d} {row['playwright_chars']:8d} {row['efficient_chars']:6d} {row['chrome_names']:5d}",
+          flush=True)
+
+
+def summary(rows: list[dict]) -> None:
+    geo = math.exp(sum(math.log(r["ratio"]) for r in rows) / len(rows))
+    print(f"\n{'page':46s} {'clawd':>8s} {'pw':>8s} {'ratio':>6s} {'chars':>8s} {'pwchars':>8s} {'eff':>6s} {'chrome':>5s}")
+    print(f"geometric-mean ratio clawd/playwright over {len(rows)} pages: {geo:.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+"""Operations on rendered aria text, line by line (no browser): the interactive list, compact,
+depth, absolute urls, truncation, and find. Each line is `<2n spaces>- key[: value]`."""
+from __future__ import annotations
+
+import re
+import urllib.parse
+from dataclasses import dataclass
+
+TRUNCATION_MARKER = "\n\n[...TRUNCATED - page too large]"
+INTERACTIVE_ROLES = frozenset({
+    "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
+    "textbox", "treeitem", "iframe"})
+_REF = re.compile(r"\[ref=([a-z0-9]+)\]")
+_ROLE = re.compile(r"^\s*- '?([a-z]+)")
+_NAME = re.compile(r'^\s*- \'?[a-z]+ ("(?:[^"\\]|\\.)*")')
+
+
+@dataclass
+class Line:
+    text: str
+    level: int
+
+    @property
+    def ref(self) -> str | None:
+        found = _REF.search(self.text)
+        return found.group(1) if found else None
+
+    @property
+    def role(self) -> str:
+        found = _ROLE.match(self.text)
+        return found.group(1) if found else ""
+
+    @property
+    def is_prop(self) -> bool:
+        return self.text.lstrip().startswith("- /")
+
+    @property
+    def is_text(self) -> bool:
+        return self.text.lstrip().startswith("- text:")
+
+    @property
+    def named(self) -> bool:
+        return _NAME.match(self.text) is not None
+
+    @property
+    def inline_text(self) -> bool:
+        key = self.text.split(" [", 1)[0] if not self.named else ""
+        return ": " in self.text.rstrip(":") and not self.text.endswith(":") or bool(key and ": " in key)
+
+    @property
+    def interactive(self) -> bool:
+        return self.ref is not None and (self.role in INTERACTIVE_ROLES or "[cursor=pointer]" in self.text)
+
+
+def parse(text: str) -> list[Line]:
+    lines = []
+    for raw in text.split("\n"):
+        if raw:
+            lines.append(Line(raw, (len(raw) - len(raw.lstrip(" "))) // 2))
+    return lines
+
+
+def render(lines: list[Line]) -> str:
+    return "\n".join(line.text for line in _fix_colons(lines))
+
+
+def _fix_colons(lines: list[Line]) -> list[Line]:
+    """A line ending with `:` whose children were all dropped ends without it."""
+    out = []
+    for index, line in enumerate(lines):
+        nxt = lines[index + 1] if index + 1 < len(lines) else None
+        if line.text.endswith(":") and (nxt is None or nxt.level <= line.level):
+            line = Line(line.text[:-1], line.level)
+        out.append(line)
+    return out
+
+
+def interactive(lines: list[Line]) -> list[Line]:
+    """Ref'd interactive lines only, flat, without their children."""
+    return [Line(line.text.lstrip(" ").rstrip(":"), 0) for line in lines if line.interactive]
+
+
+def depth(lines: list[Line], limit: int) -> list[Line]:
+    return [line for line in lines if line.level <= limit]
+
+
+def compact(lines: list[Line]) -> list[Line]:
+    """Drop unnamed structural lines that carry no ref, no text and no ref'd descendant."""
+    keep = [True] * len(lines)
+    has_ref_below = _ref_below(lines)
+    for index, line in enumerate(lines):
+        if line.ref or line.is_prop or line.is_text or line.named or has_ref_below[index]:
+            continue
+        if ": " in line.text:     # inline text (`- paragraph: Some text`)
+            continue
+        keep[index] = False
+    return _drop_orphans(lines, keep)
+
+
+def _ref_below(lines: list[Line]) -> list[bool]:
+    result = [False] * len(lines)
+    stack: list[int] = []
+    for index, line in enumerate(lines):
+        while stack and lines[stack[-1]].level >= line.level:
+            stack.pop()
+        if line.ref:
+            for parent in stack:
+                result[parent] = True
+        stack.append(index)
+    return result
+
+
+def _drop_orphans(lines: list[Line], keep: list[bool]) -> list[Line]:
+    """Dropped lines take their subtree along; kept children of kept parents stay as they are."""
+    out = []
+    dropped_level = None
+    for line, kept in zip(lines, keep):
+        if dropped_level is not None and line.level > dropped_level:
+            continue
+        dropped_level = None
+        if kept:
+            out.append(line)
+        else:
+            dropped_level = line.level
+    return out
+
+
+def absolute_urls(lines: list[Line], base: str) -> list[Line]:
+    """Links carry `[url=<absolute href>]` (from their `- /url:` child)."""
+    out = list(lines)
+    for index, line in enumerate(lines):
+        if line.role != "link" or index + 1 >= len(lines):
+            continue
+        child = lines[index + 1]
+        if child.level == line.level + 1 and child.text.lstrip().startswith("- /url: "):
+            href = _unquote(child.text.lstrip()[len("- /url: "):])
+            url = urllib.parse.urljoin(base, href)
+            head, colon = (line.text[:-1], ":") if line.text.endswith(":") else (line.text, "")
+            out[index] = Line(_add_attr(head, f"[url={url}]") + colon, line.level)
+    return out
+
+
+def _add_attr(key: str, attr: str) -> str:
+    if ": " in key and not key.rstrip().endswith("]"):
+        head, value = key.split(": ", 1)
+        return f"{head} {attr}: {value}"
+    return f"{key} {attr}"
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == '"' and value[-1] == '"':
+        return value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+    return value
+
+
+def truncate(text: str, max_chars: int) -> tuple[str, bool]:
+    """Cut on a whole line so that text + marker fits in max_chars (0: no limit)."""
+    if not max_chars or len(text) <= max_chars:
+        return text, False
+    budget = max(0, max_chars - len(TRUNCATION_MARKER))
+    cut = text.rfind("\n", 0, budget + 1)
+    kept = text[:cut] if cut > 0 else ""
+    return kept + TRUNCATION_MARKER, True
+
+
+def refs_in(text: str) -> set[str]:
+    return set(_REF.findall(text))
+
+
+def find(lines: list[Line], pattern: str, limit: int = 50) -> list[dict]:
+    """Lines whose name or text matches (substring, case-insensitive; `/regex/`), with their
+    ref and their ancestors' lines."""
+    matcher = _matcher(pattern)
+    stack: list[Line] = []
+    matches = []
+    for line in lines:
+        while stack and stack[-1].level >= line.level:
+            stack.pop()
+        if not line.is_prop and matcher(_searchable(line)):
+            owner = line if line.ref or not stack else stack[-1]
+            matches.append({"line": line.text.strip(), "ref": owner.ref,
+                            "path": [a.text.strip().rstrip(":") for a in stack]})
+            if len(matches) >= limit:
+                break
+        stack.append(line)
+    return matches
+
+
+def _searchable(line: Line) -> str:
+    text = line.text.strip()[2:]
+    return re.sub(r"\s*\[[a-z]+(=[^\]]*)?\]", "", text)
+
+
+def _matcher(pattern: str):
+    if len(pattern) > 2 and pattern.startswith("/") and pattern.rfind("/") > 0:
+        end = pattern.rfind("/")
+        flags = re.IGNORECASE if "i" in pattern[end + 1:] else 0
+        regex = re.compile(pattern[1:end], flags)
+        return lambda text: regex.search(text) is not None
+    needle = pattern.lower()
+    return lambda text: needle in text.lower()

@@ -1,0 +1,133 @@
+"""Element refs: what a snapshot minted (`e12`, `f1e3` in iframes, `ax12` from format=aria) and
+turning a ref back into a live node for actions, screenshots and highlights.
+
+A ref is bound to the element itself: the page side keeps ref -> element for the latest snapshot
+of its document (page/js/snapshot.js). Numbers are never reused within a tab, so a ref from an
+older document can never land on another element: it answers REF_STALE.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+
+from clawd import errors
+from clawd.cdp.session import Session
+
+_REF = re.compile(r"^(?:(f\d+)?e(\d+)|ax(\d+))$")
+STALE_HINT = "take a new snapshot"
+
+
+@dataclass(frozen=True)
+class ResolvedRef:
+    session: Session
+    backend_node_id: int
+    frame_id: str
+    role: str
+    name: str
+    ref: str
+
+
+@dataclass
+class FrameRefs:
+    session: Session
+    frame_id: str
+
+
+@dataclass
+class RefStore:
+    """One tab's refs: those of its latest snapshot only (every frame), plus the counters."""
+    counter: int = 0                                        # highest e-number minted in this tab
+    refs: dict[str, dict] = field(default_factory=dict)     # ref -> {role, name, nth?, prefix}
+    frames: dict[str, FrameRefs] = field(default_factory=dict)   # prefix ("" main, "f1") -> frame
+    prefixes: dict[str, str] = field(default_factory=dict)  # frameId -> prefix, never reused
+    ax_counter: int = 0
+    ax: dict[str, dict] = field(default_factory=dict)       # "ax3" -> {session, backend, role, name}
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def prefix_for(self, frame_id: str) -> str:
+        with self.lock:
+            if frame_id not in self.prefixes:
+                self.prefixes[frame_id] = f"f{len(self.prefixes) + 1}"
+            return self.prefixes[frame_id]
+
+    def replace(self, refs: dict[str, dict], frames: dict[str, FrameRefs], counter: int) -> None:
+        with self.lock:
+            self.refs = refs
+            self.frames = frames
+            self.counter = max(self.counter, counter)
+
+    def replace_ax(self, nodes: dict[str, dict], counter: int) -> None:
+        with self.lock:
+            self.ax = nodes
+            self.ax_counter = max(self.ax_counter, counter)
+
+
+def store(tab) -> RefStore:
+    found = tab.slots.get("refs")
+    if found is None:
+        found = tab.slots.setdefault("refs", RefStore())
+    return found
+
+
+def normalize(ref: str) -> str:
+    """Accept `e12`, `@e12`, `ref=e12`, `[ref=e12]`, `f1e3`, `ax12`."""
+    text = (ref or "").strip().strip("[]")
+    if text.startswith("ref="):
+        text = text[4:]
+    return text.lstrip("@")
+
+
+def resolve_ref(tab, ref: str) -> ResolvedRef:
+    """The live node behind `ref`; RefUnknown (404) or RefStale (409) otherwise."""
+    name = normalize(ref)
+    found = _REF.match(name)
+    if not found:
+        raise errors.RefUnknown(f"{ref!r} is not a ref (refs look like e12, f1e3 or ax12)")
+    refs = store(tab)
+    if found.group(3) is not None:
+        return _resolve_ax(refs, name, int(found.group(3)))
+    if int(found.group(2)) > refs.counter:
+        raise errors.RefUnknown(f"ref {name} was never part of a snapshot of this tab; take a snapshot first")
+    info = refs.refs.get(name)
+    if info is None:
+        raise errors.RefStale(f"ref {name} is from an older snapshot or page; {STALE_HINT}")
+    frame = refs.frames.get(info["prefix"])
+    if frame is None:
+        raise errors.RefStale(f"the frame of ref {name} is gone; {STALE_HINT}")
+    backend = _live_backend_id(frame, name)
+    return ResolvedRef(frame.session, backend, frame.frame_id, info["role"], info["name"], name)
+
+
+def _live_backend_id(frame: FrameRefs, ref: str) -> int:
+    from clawd.page import aria   # aria imports nothing of refs; the cycle is only at call time
+    try:
+        context = aria.world(frame.session, frame.frame_id, 5.0)
+        result = frame.session.call("Runtime.evaluate", {
+            "expression": f"globalThis.__clawd ? __clawd.element({ref!r}) : 'unknown'",
+            "contextId": context, "returnByValue": False}, timeout=5.0)
+    except errors.CdpError:
+        raise errors.RefStale(f"the document of ref {ref} is gone; {STALE_HINT}") from None
+    value = result.get("result", {})
+    if value.get("type") == "string" or "objectId" not in value:
+        why = "its element was removed" if value.get("value") == "gone" else "the page changed"
+        raise errors.RefStale(f"ref {ref} is stale ({why}); {STALE_HINT}")
+    try:
+        node = frame.session.call("DOM.describeNode", {"objectId": value["objectId"]}, timeout=5.0)["node"]
+    finally:
+        frame.session.try_call("Runtime.releaseObject", {"objectId": value["objectId"]})
+    return node["backendNodeId"]
+
+
+def _resolve_ax(refs: RefStore, name: str, number: int) -> ResolvedRef:
+    if number > refs.ax_counter:
+        raise errors.RefUnknown(f"ref {name} was never part of a format=aria snapshot of this tab")
+    info = refs.ax.get(name)
+    if info is None:
+        raise errors.RefStale(f"ref {name} is from an older snapshot; {STALE_HINT}")
+    session = info["session"]
+    try:
+        session.call("DOM.resolveNode", {"backendNodeId": info["backend"]}, timeout=5.0)
+    except errors.CdpError:
+        raise errors.RefStale(f"the element of ref {name} is gone; {STALE_HINT}") from None
+    return ResolvedRef(session, info["backend"], info["frame"], info["role"], info["name"], name)

@@ -1,0 +1,249 @@
+"""Accessibility snapshots of a tab (DESIGN.md §7): options, walking every frame (same-process
+and out-of-process iframes), the text operations, refs, find and the labelled screenshot.
+The in-page walker and Chrome's names are in aria.py; text operations in ariatext.py."""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, replace
+
+from clawd import errors
+from clawd.page import aria, ariatext, refs as refstore
+
+DEFAULT_MAX_CHARS = 80000
+EFFICIENT = {"interactive": True, "compact": True, "depth": 6, "max_chars": 10000}
+MAX_FRAMES = 50
+
+
+@dataclass(frozen=True)
+class Options:
+    format: str = "ai"
+    interactive: bool | None = None
+    compact: bool | None = None
+    depth: int | None = None
+    max_chars: int | None = None
+    mode: str | None = None
+    selector: str | None = None
+    frame: str | None = None
+    limit: int = 500
+    labels: bool = False
+    urls: bool = False
+    refs: bool = True
+    wrap: bool = False
+    timeout_ms: int = 20000
+
+    def resolved(self) -> Options:
+        """`mode=efficient` fills what was not given; maxChars defaults to 80000."""
+        out = self
+        if self.mode == "efficient":
+            out = replace(out, **{k: v for k, v in EFFICIENT.items() if getattr(out, k) is None})
+        if out.max_chars is None:
+            out = replace(out, max_chars=DEFAULT_MAX_CHARS)
+        return replace(out, interactive=bool(out.interactive), compact=bool(out.compact))
+
+
+@dataclass
+class Target:
+    """One frame to walk: its session, its frame id and ref prefix."""
+    session: object
+    frame_id: str
+    prefix: str
+    base_url: str = ""
+
+
+def take(tab, options: Options) -> dict:
+    """The response of GET /snapshot for format=ai."""
+    opts = options.resolved()
+    deadline = time.monotonic() + opts.timeout_ms / 1000
+    tab.check_usable()
+    store = refstore.store(tab)
+    root = _root_target(tab, opts, store, deadline)
+    mode = "ai" if opts.refs else "default"
+    text, refs, frames, counter, chrome, page = _walk_tree(tab, root, opts, mode, store, deadline)
+    if root.prefix == "" and page:
+        tab.url, tab.title = page[0], page[1]
+    lines = ariatext.parse(text)
+    if opts.urls:
+        lines = ariatext.absolute_urls(lines, page[3] if page else tab.url)
+    if opts.depth is not None:
+        lines = ariatext.depth(lines, opts.depth)
+    if opts.compact:
+        lines = ariatext.compact(lines)
+    if opts.interactive:
+        lines = ariatext.interactive(lines)
+    text = ariatext.render(lines)
+    if opts.interactive and not text:
+        text = "(no interactive elements)"
+    text, truncated = ariatext.truncate(text, opts.max_chars)
+    shown = ariatext.refs_in(text)
+    refs = {ref: info for ref, info in refs.items() if ref in shown}
+    if opts.refs:
+        store.replace(refs, frames, counter)
+    return _response(tab, opts, text, refs, truncated, chrome)
+
+
+def _response(tab, opts: Options, text: str, refs: dict, truncated: bool, chrome: int) -> dict:
+    lines = [line for line in ariatext.parse(text)]
+    body = {
+        "ok": True, "format": "ai", "targetId": tab.target_id, "tabId": tab.tab_id, "url": tab.url,
+        "snapshot": _wrap(text) if opts.wrap else text,
+        "refs": {ref: _public(info) for ref, info in refs.items()},
+        "stats": {"lines": len(lines), "chars": len(text), "refs": len(refs),
+                  "interactive": sum(1 for line in lines if line.interactive), "chromeNames": chrome},
+    }
+    if truncated:
+        body["truncated"] = True
+    return body
+
+
+def _public(info: dict) -> dict:
+    out = {"role": info["role"], "name": info["name"]}
+    if info.get("nth"):
+        out["nth"] = info["nth"]
+    return out
+
+
+def _wrap(text: str) -> str:
+    from clawd.security.content import wrap_untrusted
+    return wrap_untrusted(text, source="snapshot")
+
+
+# -- frames ---------------------------------------------------------------------------------------
+def _left(deadline: float) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise errors.RequestTimeout("the snapshot did not finish within timeoutMs")
+    return left
+
+
+def _main_frame_id(session, deadline: float) -> str:
+    if session.target_id:    # a page target's main frame has the target's id
+        return session.target_id
+    return session.call("Page.getFrameTree", timeout=_left(deadline))["frameTree"]["frame"]["id"]
+
+
+def _root_target(tab, opts: Options, store, deadline: float) -> Target:
+    main = Target(tab.session, _main_frame_id(tab.session, deadline), "")
+    if not opts.frame:
+        return main
+    if re.fullmatch(r"(?:@|ref=)?(?:f\d+)?e\d+", opts.frame):
+        resolved = refstore.resolve_ref(tab, opts.frame)
+        if resolved.role != "iframe":
+            raise errors.InvalidRequest(f"frame={opts.frame} is a {resolved.role}, not an iframe")
+        return _frame_of_node(tab, resolved.session, {"backendNodeId": resolved.backend_node_id}, store, deadline)
+    reply = tab.session.call("Runtime.evaluate", {"expression": f"document.querySelector({_js(opts.frame)})"},
+                             timeout=_left(deadline))
+    if "exceptionDetails" in reply:
+        raise errors.InvalidRequest(f"frame={opts.frame!r} is not a valid CSS selector")
+    if reply["result"].get("subtype") == "null":
+        raise errors.FrameNotFound(f"no element matches frame={opts.frame!r}")
+    return _frame_of_node(tab, tab.session, {"objectId": reply["result"]["objectId"]}, store, deadline)
+
+
+def _frame_of_node(tab, session, node_ref: dict, store, deadline: float) -> Target:
+    node = session.call("DOM.describeNode", node_ref, timeout=_left(deadline))["node"]
+    frame_id = node.get("frameId") if node.get("nodeName") in ("IFRAME", "FRAME") else None
+    if not frame_id:
+        raise errors.InvalidRequest(f"frame= names a <{node.get('nodeName', '?').lower()}>, not an iframe")
+    child = tab.child_sessions().get(frame_id)
+    target_session = child or session
+    if child is not None:
+        frame_id = _main_frame_id(child, deadline)
+    return Target(target_session, frame_id, store.prefix_for(frame_id))
+
+
+def _js(value: str) -> str:
+    import json
+    return json.dumps(value)
+
+
+def _walk_tree(tab, root: Target, opts: Options, mode: str, store, deadline: float):
+    """Walk `root` and, depth first, every iframe inside it; returns text, refs, frames, counter."""
+    refs: dict[str, dict] = {}
+    frames: dict[str, refstore.FrameRefs] = {}
+    counter = store.counter
+    state = {"frames": 0, "chrome": 0, "page": None}
+
+    def walk(target: Target, selector: str | None) -> str:
+        nonlocal counter
+        walk_opts = aria.Walk(target.session, target.frame_id, mode, target.prefix, selector, deadline)
+        try:
+            result = aria.walk_frame(walk_opts, counter)
+        except errors.CdpError as exc:
+            if target is root:
+                raise
+            return f"- text: (frame not available: {exc.message})"
+        counter = max(counter, result.last)
+        if target is root:
+            state["page"] = result.page
+        state["chrome"] += result.chrome_names
+        frames[target.prefix] = refstore.FrameRefs(target.session, target.frame_id)
+        for ref, role, name, nth, _cursor in result.refs:
+            refs[ref] = {"role": role, "name": name, "nth": nth, "prefix": target.prefix}
+        text = result.text
+        for iframe_ref in result.iframes:
+            state["frames"] += 1
+            if state["frames"] > MAX_FRAMES:
+                break
+            child = _iframe_target(tab, target, result.context, iframe_ref, store, deadline)
+            if child is not None:
+                text = aria.splice(text, iframe_ref, walk(child, None))
+        return text
+
+    text = walk(root, opts.selector)
+    return text, refs, frames, counter, state["chrome"], state["page"]
+
+
+def _iframe_target(tab, parent: Target, context: int, iframe_ref: str, store, deadline: float):
+    reply = parent.session.call("Runtime.evaluate", {"expression": f"__clawd.element({_js(iframe_ref)})",
+                                                     "contextId": context}, timeout=_left(deadline))
+    object_id = reply.get("result", {}).get("objectId")
+    if not object_id:
+        return None
+    try:
+        return _frame_of_node(tab, parent.session, {"objectId": object_id}, store, deadline)
+    except (errors.InvalidRequest, errors.CdpError):
+        return None
+    finally:
+        parent.session.try_call("Runtime.releaseObject", {"objectId": object_id})
+
+
+# -- find and labels ------------------------------------------------------------------------------
+def find(tab, options: Options, pattern: str) -> dict:
+    """GET /snapshot/find: the lines whose name or text matches, each with its ref and path."""
+    opts = replace(options, interactive=False, compact=False, depth=None, max_chars=0, mode=None, refs=True)
+    taken = take(tab, opts)
+    try:
+        matches = ariatext.find(ariatext.parse(taken["snapshot"]), pattern, limit=options.limit or 50)
+    except re.error as exc:
+        raise errors.InvalidRequest(f"text is not a valid /regex/: {exc}") from None
+    body = {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, "url": tab.url, "text": pattern,
+            "matches": matches, "count": len(matches)}
+    if options.wrap:
+        from clawd.security.content import wrap_untrusted
+        body["matches"] = [{**m, "line": wrap_untrusted(m["line"], source="snapshot")} for m in matches]
+    return body
+
+
+def labels(service, tab, refs: dict, *, timeout_ms: int = 20000) -> dict:
+    """A viewport screenshot with every ref of the main frame outlined and labelled."""
+    from clawd.page import capture
+    main = [ref for ref in refs if not ref.startswith("f")]
+    frame_skipped = len(refs) - len(main)
+    deadline = time.monotonic() + timeout_ms / 1000
+    context = aria.world(tab.session, _main_frame_id(tab.session, deadline), _left(deadline))
+    drawn = aria.evaluate(tab.session, context, f"__clawd.drawLabels({_js(main)})", _left(deadline))
+    try:
+        data, kind = capture.screenshot(tab, timeout=_left(deadline))
+    finally:
+        tab.session.try_call("Runtime.evaluate", {"expression": "__clawd.clearLabels()", "contextId": context})
+    saved = service.media.save("labels", ".jpg" if kind == "jpeg" else ".png", data)
+    return {"imagePath": saved["path"], "mediaUrl": saved["mediaUrl"], "labelsCount": drawn["drawn"],
+            "labelsSkipped": drawn["skipped"] + frame_skipped}
+
+
+def labelled_screenshot(req, tab) -> dict:
+    """POST /screenshot {labels: true}: a fresh snapshot's refs drawn on the viewport."""
+    taken = take(tab, Options())
+    body = labels(req.service, tab, taken["refs"])
+    return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, "path": body["imagePath"], **body}

@@ -1,0 +1,69 @@
+"""GET /snapshot and GET /snapshot/find (DESIGN.md §7)."""
+from __future__ import annotations
+
+from clawd import errors
+from clawd.page import axtree, snapshot
+from clawd.server.routing import Request
+from clawd.server.validation import as_bool, as_int, as_str, opt
+
+QUERY = {
+    "targetId": opt(as_str),
+    "format": opt(as_str),
+    "interactive": opt(as_bool),
+    "compact": opt(as_bool),
+    "depth": opt(lambda v, f: as_int(v, f, minimum=0, maximum=1000)),
+    "maxChars": opt(lambda v, f: as_int(v, f, minimum=0)),
+    "mode": opt(as_str),
+    "selector": opt(as_str),
+    "frame": opt(as_str),
+    "limit": opt(lambda v, f: as_int(v, f, minimum=1, maximum=2000)),
+    "labels": opt(as_bool),
+    "urls": opt(as_bool),
+    "refs": opt(as_bool),
+    "wrap": opt(as_bool),
+    "timeoutMs": opt(lambda v, f: as_int(v, f, minimum=100, maximum=120000)),
+    "profile": opt(as_str),
+}
+FIND_QUERY = {**QUERY, "text": opt(as_str)}
+
+
+def options_from(req: Request) -> snapshot.Options:
+    a = req.args or _read(req.query)
+    fmt = a.get("format") or "ai"
+    if fmt not in ("ai", "aria"):
+        raise errors.InvalidRequest(f"format must be ai or aria, not {fmt!r}")
+    mode = a.get("mode")
+    if mode is None:
+        mode = req.config.browser.snapshot_defaults.mode
+    if mode not in (None, "efficient"):
+        raise errors.InvalidRequest(f"mode must be efficient, not {mode!r}")
+    return snapshot.Options(
+        format=fmt, interactive=a.get("interactive"), compact=a.get("compact"), depth=a.get("depth"),
+        max_chars=a.get("maxChars"), mode=mode, selector=a.get("selector"), frame=a.get("frame"),
+        limit=a.get("limit", 500), labels=a.get("labels", False), urls=a.get("urls", False),
+        refs=a.get("refs", True), wrap=a.get("wrap", False), timeout_ms=a.get("timeoutMs", 20000))
+
+
+def _read(query: dict) -> dict:
+    from clawd.server.validation import read_fields
+    return read_fields(query, QUERY, "query")
+
+
+def get_snapshot(req: Request) -> dict:
+    options = options_from(req)
+    tab = req.tab()
+    if options.format == "aria":
+        return axtree.take(tab, options)
+    body = snapshot.take(tab, options)
+    if options.labels:
+        body.update(snapshot.labels(req.service, tab, body["refs"], timeout_ms=options.timeout_ms))
+    return body
+
+
+def find(req: Request) -> dict:
+    text = req.args.get("text") or req.query.get("text")
+    if not text:
+        raise errors.InvalidRequest("text is required: GET /snapshot/find?text=Sign+in (or /regex/)")
+    options = options_from(req)
+    tab = req.tab()
+    return snapshot.find(tab, options, text)
