@@ -50,7 +50,8 @@ def resolve_no_sandbox(setting, euid: int | None = None) -> bool:
     """auto: --no-sandbox only as root, where Chromium refuses to start with its sandbox."""
     if setting != "auto":
         return bool(setting)
-    euid = os.geteuid() if euid is None and hasattr(os, "geteuid") else (euid or 1)
+    if euid is None:
+        euid = os.geteuid() if hasattr(os, "geteuid") else 1
     return euid == 0
 
 

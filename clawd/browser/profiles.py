@@ -25,6 +25,13 @@ class ProfileRegistry:
         self._configured = dict(browser_config.profiles)
         self._created: dict[str, ProfileConfig] = self._load_created()
         self._assigned: dict[str, ProfileConfig] = {}
+        self._allocate_all()
+
+    def _allocate_all(self) -> None:
+        """Ports and colors in config order, then created profiles: the same every run,
+        whichever profile is asked for first."""
+        for raw in [*self._configured.values(), *self._created.values()]:
+            self._complete(raw)
 
     @property
     def default_name(self) -> str:
@@ -87,6 +94,7 @@ class ProfileRegistry:
         with self._lock:
             self._configured = dict(profiles)
             self._assigned.clear()
+            self._allocate_all()
 
     # -- allocation ---------------------------------------------------------------------------
     def _complete(self, raw: ProfileConfig) -> ProfileConfig:
@@ -134,6 +142,9 @@ class ProfileRegistry:
             return {}
         except (OSError, ValueError):
             log.warning("ignoring unreadable %s", path)
+            return {}
+        if not isinstance(data, dict) or not isinstance(data.get("profiles", {}), dict):
+            log.warning("ignoring %s: not a profiles document", path)
             return {}
         created = {}
         for name, item in (data.get("profiles") or {}).items():

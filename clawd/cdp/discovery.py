@@ -13,12 +13,13 @@ HttpGet = Callable[..., requests.Response]
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "::", "[::]"}
 
 
-def websocket_url(cdp_url: str, *, timeout: float = 1.5, http_get: HttpGet = requests.get) -> str:
+def websocket_url(cdp_url: str, *, timeout: float = 1.5, http_get: HttpGet = requests.get,
+                  allow_other_host: bool = False) -> str:
     """http(s)://host:port -> /json/version discovery; ws(s)://.../devtools/... -> itself;
     bare ws(s)://host:port -> discovery on the http(s) twin first, else the URL itself."""
     parts = urllib.parse.urlsplit(cdp_url)
     if parts.scheme in ("http", "https"):
-        return discover(cdp_url, timeout=timeout, http_get=http_get)
+        return discover(cdp_url, timeout=timeout, http_get=http_get, allow_other_host=allow_other_host)
     if parts.scheme not in ("ws", "wss"):
         raise errors.InvalidRequest(f"cdpUrl must be http(s):// or ws(s)://, not {cdp_url!r}")
     if parts.path.startswith("/devtools/"):
@@ -26,12 +27,13 @@ def websocket_url(cdp_url: str, *, timeout: float = 1.5, http_get: HttpGet = req
     http_twin = urllib.parse.urlunsplit(
         ("https" if parts.scheme == "wss" else "http", parts.netloc, parts.path, parts.query, ""))
     try:
-        return discover(http_twin, timeout=timeout, http_get=http_get)
+        return discover(http_twin, timeout=timeout, http_get=http_get, allow_other_host=allow_other_host)
     except errors.CdpUnreachable:
         return cdp_url   # hosted pools expose a bare websocket root with no /json/version
 
 
-def discover(http_url: str, *, timeout: float = 1.5, http_get: HttpGet = requests.get) -> str:
+def discover(http_url: str, *, timeout: float = 1.5, http_get: HttpGet = requests.get,
+             allow_other_host: bool = True) -> str:
     base = urllib.parse.urlsplit(http_url)
     version_url = urllib.parse.urlunsplit(
         (base.scheme, base.netloc, base.path.rstrip("/") + "/json/version", base.query, ""))
@@ -41,8 +43,14 @@ def discover(http_url: str, *, timeout: float = 1.5, http_get: HttpGet = request
         ws = answer.json()["webSocketDebuggerUrl"]
     except (requests.RequestException, ValueError, KeyError, TypeError) as exc:
         raise errors.CdpUnreachable(
-            f"no DevTools endpoint answered at {_redact(version_url)}: {type(exc).__name__}") from exc
-    return rewrite_ws_host(ws, base)
+            f"no DevTools endpoint answered at {redact(version_url)}: {type(exc).__name__}") from exc
+    ws_url = rewrite_ws_host(ws, base)
+    if not allow_other_host and (ws_host(ws_url) or "").lower() != (base.hostname or "").lower():
+        # a hostile or misconfigured endpoint could steer our connection at another machine
+        raise errors.CdpEndpointRefused(
+            f"the DevTools endpoint at {redact(http_url)} points its websocket at another host "
+            f"({ws_host(ws_url)}); refused unless browser.ssrfPolicy.dangerouslyAllowPrivateNetwork is true")
+    return ws_url
 
 
 def rewrite_ws_host(ws_url: str, base: urllib.parse.SplitResult) -> str:
@@ -52,7 +60,7 @@ def rewrite_ws_host(ws_url: str, base: urllib.parse.SplitResult) -> str:
     scheme = "wss" if base.scheme == "https" else "ws"
     host = ws.hostname or ""
     netloc = ws.netloc
-    if host in LOOPBACK_NAMES or _is_unspecified(host):
+    if host in LOOPBACK_NAMES or _is_loopback_or_unspecified(host):
         netloc = base.netloc
     elif base.username and "@" not in netloc:
         netloc = base.netloc.split("@")[0] + "@" + netloc
@@ -64,14 +72,15 @@ def ws_host(ws_url: str) -> str:
     return urllib.parse.urlsplit(ws_url).hostname or ""
 
 
-def _is_unspecified(host: str) -> bool:
+def _is_loopback_or_unspecified(host: str) -> bool:
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+        address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return False
+    return address.is_unspecified or address.is_loopback
 
 
-def _redact(url: str) -> str:
+def redact(url: str) -> str:
     """Never put userinfo or query tokens of a cdpUrl in a message."""
     parts = urllib.parse.urlsplit(url)
     netloc = parts.hostname or ""

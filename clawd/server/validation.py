@@ -3,6 +3,7 @@ booleans and numbers as strings ("true", "25"): those are accepted; anything els
 names the field."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -54,16 +55,25 @@ def as_object(value: Any, field: str, error=errors.InvalidRequest) -> dict:
 
 
 def _number(value: Any, field: str, error) -> float:
-    if isinstance(value, bool):
+    number = _parse_number(value)
+    if number is None:
         raise error(f"{field} must be a number, not {value!r}")
+    if not math.isfinite(number):   # JSON bodies may carry Infinity/NaN; "1e999" overflows
+        raise error(f"{field} must be a finite number, not {value!r}")
+    return number
+
+
+def _parse_number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
     if isinstance(value, (int, float)):
         return value
-    if isinstance(value, str):
+    if isinstance(value, str) and "_" not in value:
         try:
-            return float(value.strip()) if any(c in value for c in ".eE") else int(value.strip())
+            return float(value.strip()) if any(c in value for c in ".eEnN") else int(value.strip())
         except ValueError:
-            pass
-    raise error(f"{field} must be a number, not {value!r}")
+            return None
+    return None
 
 
 def _bounded(number, field, minimum, maximum, error):
