@@ -61,6 +61,34 @@ class ActEvaluateFailed(InvalidRequest):
     code = "ACT_EVALUATE_FAILED"
 
 
+class InvalidCookie(InvalidRequest):
+    """The cookie is malformed or Chromium refused it."""
+    code = "INVALID_COOKIE"
+
+
+class InvalidHeaders(InvalidRequest):
+    """Extra headers must be a JSON object of header names to string values."""
+    code = "INVALID_HEADERS"
+
+
+class InvalidStorageKind(InvalidRequest):
+    """Storage kinds are local and session."""
+    code = "INVALID_STORAGE_KIND"
+
+
+class UnknownDevice(InvalidRequest):
+    """No device preset has that name."""
+    code = "UNKNOWN_DEVICE"
+
+
+class InvalidTimezone(InvalidRequest):
+    code = "INVALID_TIMEZONE"
+
+
+class InvalidLocale(InvalidRequest):
+    code = "INVALID_LOCALE"
+
+
 # -- 401/403: who is asking -----------------------------------------------------------------------
 class Unauthorized(ClawdError, PermissionError):
     """Missing or wrong credentials."""
@@ -167,6 +195,10 @@ class TabCrashed(Conflict):
     code = "TAB_CRASHED"
 
 
+class TabLoading(Conflict):
+    code = "TAB_LOADING"
+
+
 class BrowserNotRunning(Conflict):
     code = "BROWSER_NOT_RUNNING"
 
@@ -201,6 +233,23 @@ class ActElementDetached(Conflict):
 
 class ActBlockedByDialog(Conflict):
     code = "ACT_BLOCKED_BY_DIALOG"
+
+
+class TraceRunning(Conflict):
+    code = "TRACE_RUNNING"
+
+
+class TraceNotRunning(Conflict):
+    code = "TRACE_NOT_RUNNING"
+
+
+class ResponseBodyUnavailable(Conflict):
+    code = "RESPONSE_BODY_UNAVAILABLE"
+
+
+class StorageUnavailable(Conflict):
+    """The page's origin has no storage (about:blank, data: URLs, sandboxed frames)."""
+    code = "STORAGE_UNAVAILABLE"
 
 
 class DialogNotFound(NotFound):
@@ -249,6 +298,12 @@ class HostUnresolved(ClawdError):
 class CdpUnreachable(ClawdError):
     """The DevTools endpoint did not answer."""
     code = "CDP_UNREACHABLE"
+    http_status = 502
+
+
+class CdpEndpointRefused(ClawdError):
+    """A remote DevTools endpoint pointed its websocket at another host."""
+    code = "CDP_ENDPOINT_REFUSED"
     http_status = 502
 
 

@@ -3,6 +3,7 @@ out-of-process iframes, and `slots` where page/ modules keep their per-tab state
 refs, dialogs, downloads). Everything here is freed when the tab closes."""
 from __future__ import annotations
 
+import collections
 import threading
 import time
 from typing import Any
@@ -21,6 +22,7 @@ class Tab:
         self.url = url
         self.title = title
         self.opener_id = opener_id
+        self.owner = None                     # the Browser that registered it
         self.label: str | None = None
         self.created = time.monotonic()
         self.last_used = self.created
@@ -69,3 +71,42 @@ class Tab:
 
     def __repr__(self) -> str:
         return f"Tab({self.tab_id}, {self.target_id[:8]}, {self.url!r})"
+
+
+class RingBuffer:
+    """The newest `capacity` entries of a tab's stream (console, errors, requests); the oldest is
+    dropped first. Thread-safe: events append on the dispatcher thread while requests read."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self._items: collections.deque = collections.deque(maxlen=capacity)
+        self._lock = threading.Lock()
+        self.dropped = 0
+
+    def append(self, item: Any) -> Any:
+        """Add `item`; returns the entry it pushed out, if any."""
+        with self._lock:
+            evicted = None
+            if len(self._items) == self.capacity:
+                evicted = self._items[0]
+                self.dropped += 1
+            self._items.append(item)
+            return evicted
+
+    def items(self) -> list:
+        with self._lock:
+            return list(self._items)
+
+    def drain(self) -> list:
+        """Every entry, and forget them."""
+        with self._lock:
+            items = list(self._items)
+            self._items.clear()
+            return items
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)

@@ -146,7 +146,8 @@ def render_act(result: dict) -> str:
         lines.append(f"result: {_value(result['result'])}")
     lines += [f"opened tab {t.get('tabId')} {t.get('url', '')}".rstrip() for t in result.get("openedTabs") or []]
     lines += _dialog_lines(result)
-    lines += [f"downloaded {d.get('path')} ({d.get('size', '?')} bytes)" for d in result.get("downloads") or []]
+    lines += [f"downloaded {d.get('path') or d.get('url')} ({d.get('bytes', '?')} bytes)"
+              for d in result.get("downloads") or []]
     return "\n".join(lines)
 
 

@@ -1,9 +1,10 @@
-"""Screenshots and PDFs of a tab. Images are bounded (2000 px a side, 5 MB) so they can go
-straight into a model's context; PDFs are streamed to disk, never held whole."""
+"""Screenshots and PDFs of a tab. Images are bounded (2000 px a side, or less on request, and
+5 MB) so they can go straight into a model's context; PDFs are streamed to disk, never held whole."""
 from __future__ import annotations
 
 import base64
 import pathlib
+import struct
 
 from clawd import errors
 from clawd.browser.tab import Tab
@@ -15,20 +16,20 @@ PDF_CHUNK = 1 << 20
 
 
 def screenshot(tab: Tab, *, full_page: bool = False, clip: dict | None = None, type: str = "png",
-               quality: int | None = None, timeout: float = 30.0) -> tuple[bytes, str]:
-    """(image bytes, type). `clip` is a page-coordinate box {x, y, width, height}."""
+               quality: int | None = None, timeout: float = 30.0, max_side: int = MAX_SIDE) -> tuple[bytes, str]:
+    """(image bytes, type), at most `max_side` px on the long side. `clip` is a page-coordinate box
+    {x, y, width, height}."""
     if type not in ("png", "jpeg"):
         raise errors.InvalidRequest("type must be png or jpeg")
+    max_side = max(1, min(MAX_SIDE, int(max_side)))
     box = clip or (_page_box(tab) if full_page else None)
     params: dict = {"format": type, "captureBeyondViewport": bool(box)}
-    if box is not None:
-        params["clip"] = {**box, "scale": _scale_for(box)}
-    else:
-        params["clip"] = {**_viewport_box(tab), "scale": 1}
-        params["clip"]["scale"] = _scale_for(params["clip"])
+    box = box or _viewport_box(tab)
+    params["clip"] = {**box, "scale": _scale_for(box, max_side)}
     if type == "jpeg" and quality is not None:
         params["quality"] = int(quality)
     data = _capture(tab, params, timeout)
+    params, data = _within(tab, params, data, max_side, timeout)
     for q in JPEG_QUALITIES:   # still too large for a model: fall back to smaller JPEGs
         if len(data) <= MAX_BYTES:
             break
@@ -41,9 +42,44 @@ def _capture(tab: Tab, params: dict, timeout: float) -> bytes:
     return base64.b64decode(answer["data"])
 
 
-def _scale_for(box: dict) -> float:
+def _scale_for(box: dict, max_side: int = MAX_SIDE) -> float:
     longest = max(box["width"], box["height"], 1)
-    return min(1.0, MAX_SIDE / longest)
+    return min(1.0, max_side / longest)
+
+
+def _within(tab: Tab, params: dict, data: bytes, max_side: int, timeout: float) -> tuple[dict, bytes]:
+    """Capture again, smaller, when the image came out larger than asked: the clip scale is in CSS
+    pixels and an emulated device pixel ratio (2 on a phone) multiplies it, unseen by layout metrics."""
+    longest = max(image_size(data))
+    if longest <= max_side:
+        return params, data
+    clip = params["clip"]
+    # floor to 1/10000: rounding up a hair would give max_side + 1 px
+    scale = int(clip["scale"] * max_side / longest * 10000) / 10000
+    params = {**params, "clip": {**clip, "scale": scale}}
+    return params, _capture(tab, params, timeout)
+
+
+def image_size(data: bytes) -> tuple[int, int]:
+    """(width, height) of a PNG or JPEG, read from its header; (0, 0) for anything else."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        return struct.unpack(">II", data[16:24])
+    if data[:2] == b"\xff\xd8":
+        return _jpeg_size(data)
+    return 0, 0
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int]:
+    at = 2
+    while at + 9 <= len(data):
+        if data[at] != 0xFF:
+            return 0, 0
+        marker, length = data[at + 1], struct.unpack(">H", data[at + 2:at + 4])[0]
+        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
+            height, width = struct.unpack(">HH", data[at + 5:at + 9])    # start of frame
+            return width, height
+        at += 2 + length
+    return 0, 0
 
 
 def _page_box(tab: Tab) -> dict:

@@ -2,12 +2,24 @@
 paused before its first script, and again when the tab closes. Add a page feature's hook here."""
 from __future__ import annotations
 
+from clawd.page.console import ConsoleWatch
+from clawd.page.dialogs import DialogHook
+from clawd.page.downloads import DownloadHook
+from clawd.page.filechooser import FileChooserHook
+from clawd.page.emulation import Emulation
 from clawd.page.interception import NavigationGuard
 from clawd.page.navigation import PageLifecycle
+from clawd.page.network import NetworkWatch
+from clawd.page.settle import NetworkHook
 
 
-def tab_hooks(guard: NavigationGuard) -> list:
+def tab_hooks(guard: NavigationGuard, layout=None) -> list:
     hooks: list = [PageLifecycle(), guard]
     # -- acting: dialogs, downloads, file choosers, popups (issue 4) --
+    # popups need no hook: they attach as tabs of their own (Browser), reported by opener
+    hooks += [DialogHook(), FileChooserHook(), NetworkHook()]
+    if layout is not None:
+        hooks.append(DownloadHook(layout.downloads))
     # -- watching and shaping: console, errors, network, emulation (issue 5) --
+    hooks += [ConsoleWatch(), NetworkWatch(), Emulation(guard)]
     return hooks

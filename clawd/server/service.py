@@ -14,7 +14,8 @@ from clawd.page.hooks import tab_hooks
 from clawd.page.interception import NavigationGuard
 from clawd.security.auth import authenticator_for
 from clawd.security.csrf import RequestGuard
-from clawd.security.ssrf import NavigationPolicy
+from clawd.security.proxy import PinningProxy
+from clawd.security.ssrf import CachedResolver, NavigationPolicy, system_resolver
 from clawd.server.media import MediaStore
 
 log = logging.getLogger("clawd.server")
@@ -25,14 +26,17 @@ class Service:
         self.config = config
         self.layout = StateLayout(config.home)
         self.layout.ensure()
-        self.policy = NavigationPolicy(config.browser.ssrf_policy, resolver=resolver)
+        self.policy = NavigationPolicy(config.browser.ssrf_policy,
+                                       resolver=CachedResolver(resolver or system_resolver))
         self.guard = NavigationGuard(self.policy, strict=config.browser.ssrf_policy.strict)
-        self.hooks = [*tab_hooks(self.guard), *extra_hooks]
+        self.hooks = [*tab_hooks(self.guard, self.layout), *extra_hooks]
         self.profiles = ProfileRegistry(config.browser, self.layout)
         self.auth = authenticator_for(config.server.auth.token, config.server.auth.password,
                                       self.layout.auth_token)
         self.request_guard = RequestGuard([config.server.host])
         self.media = MediaStore(self.layout.media)
+        # strict: every request of a managed browser goes through a proxy that pins DNS answers
+        self.proxy = PinningProxy(self.policy).start() if config.browser.ssrf_policy.strict else None
         self._runtimes: dict[str, BrowserRuntime] = {}
         self._lock = threading.Lock()
         self.started = threading.Event()
@@ -44,7 +48,8 @@ class Service:
             if runtime is None or runtime.profile != profile:
                 if runtime is not None:
                     runtime.stop()
-                runtime = BrowserRuntime(profile, self.config.browser, self.layout, hooks=self.hooks)
+                runtime = BrowserRuntime(profile, self.config.browser, self.layout, hooks=self.hooks,
+                                         launch_args=self.proxy.chromium_args() if self.proxy else ())
                 self._runtimes[profile.name] = runtime
             return runtime
 
@@ -66,6 +71,9 @@ class Service:
                 runtime.stop()
             except Exception:
                 log.exception("stopping profile %s failed", runtime.profile.name)
+        if self.proxy is not None:
+            self.proxy.stop()
+            self.proxy = None
 
 
 def with_allowed_hosts(config: Config, hosts) -> Config:

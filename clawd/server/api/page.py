@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from clawd import errors
-from clawd.page import capture
+from clawd.page import capture, vision
 from clawd.page.navigation import navigate as navigate_tab
 from clawd.server.handler import FileResponse
 from clawd.server.routing import Request
@@ -18,6 +18,8 @@ def navigate(req: Request) -> dict:
 def screenshot(req: Request) -> dict:
     a = req.args
     tab = req.tab()
+    if a.get("labels") and a.get("describe"):
+        raise errors.InvalidRequest("labels and describe cannot be combined")
     if a.get("labels"):
         from clawd.page import snapshot   # the labelled screenshot is a snapshot feature
         return snapshot.labelled_screenshot(req, tab)
@@ -27,9 +29,27 @@ def screenshot(req: Request) -> dict:
     elif a.get("element"):
         clip = capture.node_box(tab, selector=a["element"])
     data, kind = capture.screenshot(tab, full_page=a.get("fullPage", False), clip=clip,
-                                    type=a.get("type", "png"), quality=a.get("quality"))
-    saved = req.service.media.save("screenshot", ".jpg" if kind == "jpeg" else ".png", data)
-    return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, "type": kind, **saved}
+                                    type=a.get("type", "png"), quality=a.get("quality"),
+                                    max_side=a.get("maxSide", capture.MAX_SIDE))
+    width, height = capture.image_size(data)
+    answer = {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, "type": kind,
+              "width": width, "height": height}
+    suffix = ".jpg" if kind == "jpeg" else ".png"
+    if a.get("describe"):
+        return {**answer, **_described(req, data, suffix)}
+    return {**answer, **req.service.media.save("screenshot", suffix, data)}
+
+
+def _described(req: Request, data: bytes, suffix: str) -> dict:
+    """The vision command's words instead of the image; the image (with a note) when it fails."""
+    path = req.service.media.new_path("screenshot", suffix)
+    path.write_bytes(data)
+    outcome = vision.describe(path, req.config.browser.vision)
+    if outcome.text is None:
+        return {"described": False, "note": f"could not describe the screenshot ({outcome.failure}); "
+                                            "here is the image instead", **req.service.media.describe(path)}
+    path.unlink(missing_ok=True)
+    return {"described": True, "description": outcome.text}
 
 
 def _ref_box(tab, ref: str) -> dict:

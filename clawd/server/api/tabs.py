@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from clawd import errors
 from clawd.page.navigation import navigate
+from clawd.security.content import wrap_untrusted
 from clawd.server.routing import Request
 
 
@@ -10,7 +11,10 @@ def list_tabs(req: Request) -> dict:
     runtime = req.runtime()
     if not runtime.running():
         return {"ok": True, "running": False, "tabs": []}
-    return {"ok": True, "running": True, "tabs": _tab_dicts(runtime.browser)}
+    tabs = _tab_dicts(runtime.browser)
+    if req.args.get("wrap"):   # a title is whatever the page says it is
+        tabs = [{**t, "title": wrap_untrusted(t["title"], source="title")} for t in tabs]
+    return {"ok": True, "running": True, "tabs": tabs}
 
 
 def _tab_dicts(browser) -> list[dict]:

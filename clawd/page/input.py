@@ -1,0 +1,294 @@
+"""Real input on a page: an element's clickable point (checked for detached, disabled, hidden,
+zero-size, scrolled into view, its center from DOM.getContentQuads, hit-tested for anything
+covering it), and mouse and keyboard events over Input.dispatchMouseEvent/dispatchKeyEvent/
+insertText. Every page call goes through dialogs.guarded_call with the action's deadline."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from clawd import errors
+from clawd.browser.tab import Tab
+from clawd.cdp.session import Session
+from clawd.page import keys
+from clawd.page.dialogs import guarded_call
+
+BUTTONS = {"left": 1, "right": 2, "middle": 4}
+_GENERIC_ROLES = {"generic", "none", "StaticText", "InlineTextBox", "LineBreak", "presentation", ""}
+
+# One round trip before any event: the state checks, and scrolling into view when not fully visible.
+_PREPARE = """function(scroll) {
+  if (!this.isConnected) return {state: 'detached'};
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return {state: 'detached'};
+  if ((el.matches && el.matches(':disabled')) || el.getAttribute('aria-disabled') === 'true')
+    return {state: 'disabled'};
+  if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true}))
+    return {state: 'hidden'};
+  let r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) return {state: 'zero-size'};
+  const w = window.innerWidth, h = window.innerHeight;
+  if (scroll && (r.top < 0 || r.left < 0 || r.bottom > h || r.right > w)) {
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+  }
+  return {state: 'ok', width: w, height: h};
+}"""
+
+_CONTAINS = """function(other) {
+  for (let n = other; n; n = n.parentNode || n.host) { if (n === this) return true; }
+  return false;
+}"""
+
+_DESCRIBE = """function() {
+  const el = this.nodeType === 1 ? this : this.parentElement;
+  if (!el) return {tag: '#text'};
+  const text = (el.getAttribute('aria-label') || el.innerText || el.textContent || '').trim();
+  return {tag: el.tagName.toLowerCase(), id: el.id || undefined, role: el.getAttribute('role') || undefined,
+          text: text.slice(0, 80)};
+}"""
+
+
+@dataclass
+class Element:
+    """An element resolved from a ref, ready to be acted on."""
+    tab: Tab
+    session: Session
+    backend_node_id: int
+    object_id: str
+    ref: str = ""
+    role: str = ""
+    name: str = ""
+
+    def call(self, function: str, *args, deadline: float, by_value: bool = True):
+        """Run `function` with the element as `this`; returns the value (or the remote object)."""
+        params = {"functionDeclaration": function, "objectId": self.object_id, "returnByValue": by_value,
+                  "arguments": [_argument(a) for a in args], "awaitPromise": True}
+        answer = guarded_call(self.tab, self.session, "Runtime.callFunctionOn", params, deadline)
+        if "exceptionDetails" in answer:
+            raise errors.ActInvalidRequest(f"the page refused the action on {self.describe()}: "
+                                           f"{exception_message(answer['exceptionDetails'])}")
+        result = answer.get("result", {})
+        return result.get("value") if by_value else result
+
+    def describe(self) -> str:
+        label = f"{self.role} {self.name!r}" if self.name else (self.role or "element")
+        return f"{label} [{self.ref}]" if self.ref else label
+
+
+def _argument(value) -> dict:
+    if isinstance(value, Element):
+        return {"objectId": value.object_id}
+    if isinstance(value, dict) and "objectId" in value:
+        return value
+    return {"value": value}
+
+
+def exception_message(details: dict) -> str:
+    exc = details.get("exception") or {}
+    text = exc.get("description") or exc.get("value") or details.get("text") or "exception"
+    return str(text).split("\n    at ", 1)[0]
+
+
+def element_for(tab: Tab, resolved, deadline: float) -> Element:
+    """An Element from a refs.ResolvedRef (session, backend_node_id, role, name, ref)."""
+    try:
+        answer = guarded_call(tab, resolved.session, "DOM.resolveNode",
+                              {"backendNodeId": resolved.backend_node_id}, deadline)
+    except errors.CdpError:
+        raise errors.ActElementDetached(f"{resolved.role} {resolved.name!r} [{resolved.ref}] is no longer in "
+                                        "the page; take a new snapshot") from None
+    return Element(tab, resolved.session, resolved.backend_node_id, answer["object"]["objectId"],
+                   ref=getattr(resolved, "ref", ""), role=getattr(resolved, "role", ""),
+                   name=getattr(resolved, "name", ""))
+
+
+# -- where to click -------------------------------------------------------------------------------
+def prepare(element: Element, deadline: float, *, scroll: bool = True) -> dict:
+    """Fail fast on detached, disabled, hidden and zero-size elements; scroll into view."""
+    try:
+        answer = element.call(_PREPARE, scroll, deadline=deadline)
+    except errors.ActInvalidRequest:
+        answer = None
+    state = (answer or {}).get("state", "detached")
+    what = element.describe()
+    if state == "detached":
+        raise errors.ActElementDetached(f"{what} is no longer in the page; take a new snapshot")
+    if state == "disabled":
+        raise errors.ActElementDisabled(f"{what} is disabled")
+    if state == "hidden":
+        raise errors.ActElementHidden(f"{what} is not visible")
+    if state == "zero-size":
+        raise errors.ActElementHidden(f"{what} has no size (zero width or height)", reason="zero-size")
+    return answer
+
+
+def clickable_point(element: Element, deadline: float, *, check_covered: bool = True) -> tuple[float, float]:
+    """The element's visible center in the tab's viewport, after prepare(); covered -> 409."""
+    viewport = prepare(element, deadline)
+    try:
+        quads = guarded_call(element.tab, element.session, "DOM.getContentQuads",
+                             {"objectId": element.object_id}, deadline).get("quads") or []
+    except errors.CdpError:
+        raise errors.ActElementHidden(f"{element.describe()} has no box on the page") from None
+    x, y = _center(quads, viewport)
+    if check_covered:
+        _check_hit(element, x, y, deadline)
+    ox, oy = frame_offset(element.tab, element.session, deadline)
+    return x + ox, y + oy
+
+
+def _center(quads: list, viewport: dict) -> tuple[float, float]:
+    width, height = viewport.get("width") or 1e9, viewport.get("height") or 1e9
+    for quad in quads:
+        xs, ys = quad[0::2], quad[1::2]
+        left, right = max(min(xs), 0), min(max(xs), width)
+        top, bottom = max(min(ys), 0), min(max(ys), height)
+        if right - left >= 1 and bottom - top >= 1:
+            return (left + right) / 2, (top + bottom) / 2
+    raise errors.ActElementHidden("the element is outside the viewport even after scrolling")
+
+
+def _check_hit(element: Element, x: float, y: float, deadline: float) -> None:
+    tab, session = element.tab, element.session
+    try:
+        hit = guarded_call(tab, session, "DOM.getNodeForLocation",
+                           {"x": int(x), "y": int(y), "includeUserAgentShadowDOM": False,
+                            "ignorePointerEventsNone": True}, deadline)
+    except errors.CdpError:
+        return   # nothing there to cover it (the point is on the element's own edge)
+    hit_id = hit.get("backendNodeId")
+    if hit_id is None or hit_id == element.backend_node_id:
+        return
+    other = guarded_call(tab, session, "DOM.resolveNode", {"backendNodeId": hit_id}, deadline)["object"]
+    if element.call(_CONTAINS, other, deadline=deadline):
+        return
+    covering = describe_node(tab, session, hit_id, other, deadline)
+    label = f"{covering['role']} {covering['name']!r}" if covering.get("name") else covering["role"]
+    raise errors.ActElementCovered(f"{element.describe()} is covered by {label} at ({x:.0f}, {y:.0f}); "
+                                   "close or scroll away what covers it, or act on that element",
+                                   covering=covering)
+
+
+def describe_node(tab: Tab, session: Session, backend_node_id: int, remote: dict, deadline: float) -> dict:
+    """Role and accessible name of a node (its nearest meaningful accessibility ancestor)."""
+    found: dict = {}
+    try:
+        tree = guarded_call(tab, session, "Accessibility.getPartialAXTree",
+                            {"backendNodeId": backend_node_id, "fetchRelatives": True}, deadline)
+        found = _meaningful_ax(tree.get("nodes") or [], backend_node_id)
+    except errors.CdpError:
+        pass
+    try:
+        answer = guarded_call(tab, session, "Runtime.callFunctionOn",
+                              {"functionDeclaration": _DESCRIBE, "objectId": remote["objectId"],
+                               "returnByValue": True}, deadline)
+        dom = answer.get("result", {}).get("value") or {}
+    except errors.CdpError:
+        dom = {}
+    return {"role": found.get("role") or dom.get("role") or "generic",
+            "name": found.get("name") or dom.get("text") or "", "tag": dom.get("tag"),
+            **({"id": dom["id"]} if dom.get("id") else {})}
+
+
+def _meaningful_ax(nodes: list, backend_node_id: int) -> dict:
+    by_id = {n.get("nodeId"): n for n in nodes}
+    node = next((n for n in nodes if n.get("backendDOMNodeId") == backend_node_id), None)
+    while node is not None:
+        role = (node.get("role") or {}).get("value", "")
+        if not node.get("ignored") and role not in _GENERIC_ROLES:
+            return {"role": role, "name": (node.get("name") or {}).get("value", "")}
+        node = by_id.get(node.get("parentId"))
+    return {}
+
+
+def frame_offset(tab: Tab, session: Session, deadline: float) -> tuple[float, float]:
+    """Where an out-of-process iframe's viewport sits in the tab's viewport (0, 0 for the page)."""
+    if session is tab.session:
+        return 0.0, 0.0
+    for parent in [tab.session, *tab.child_sessions().values()]:
+        if parent is session:
+            continue
+        try:
+            owner = guarded_call(tab, parent, "DOM.getFrameOwner", {"frameId": session.target_id}, deadline)
+            box = guarded_call(tab, parent, "DOM.getBoxModel",
+                               {"backendNodeId": owner["backendNodeId"]}, deadline)["model"]
+        except errors.CdpError:
+            continue
+        px, py = frame_offset(tab, parent, deadline)
+        return box["content"][0] + px, box["content"][1] + py
+    return 0.0, 0.0
+
+
+# -- mouse ----------------------------------------------------------------------------------------
+def mouse_move(tab: Tab, x: float, y: float, deadline: float, *, modifiers: int = 0, buttons: int = 0) -> None:
+    guarded_call(tab, tab.session, "Input.dispatchMouseEvent",
+                 {"type": "mouseMoved", "x": x, "y": y, "modifiers": modifiers, "buttons": buttons,
+                  "button": "left" if buttons else "none"}, deadline)
+
+
+def mouse_button(tab: Tab, kind: str, x: float, y: float, deadline: float, *, button: str = "left",
+                 click_count: int = 1, modifiers: int = 0) -> None:
+    guarded_call(tab, tab.session, "Input.dispatchMouseEvent",
+                 {"type": kind, "x": x, "y": y, "button": button, "clickCount": click_count,
+                  "modifiers": modifiers, "buttons": BUTTONS[button] if kind == "mousePressed" else 0},
+                 deadline)
+
+
+def click_at(tab: Tab, x: float, y: float, deadline: float, *, button: str = "left", modifiers: int = 0,
+             double: bool = False, delay_ms: int = 0) -> None:
+    mouse_move(tab, x, y, deadline, modifiers=modifiers)
+    for count in ((1, 2) if double else (1,)):
+        mouse_button(tab, "mousePressed", x, y, deadline, button=button, click_count=count, modifiers=modifiers)
+        if delay_ms:
+            _sleep(delay_ms / 1000, deadline)
+        mouse_button(tab, "mouseReleased", x, y, deadline, button=button, click_count=count, modifiers=modifiers)
+
+
+def _sleep(seconds: float, deadline: float) -> None:
+    left = deadline - time.monotonic()
+    if seconds > left:
+        raise errors.ActTimeout("the action's delay is longer than its timeout")
+    time.sleep(seconds)
+
+
+# -- keyboard -------------------------------------------------------------------------------------
+def press_chord(tab: Tab, chord: keys.Chord, deadline: float) -> None:
+    mask = 0
+    for name in chord.modifiers:
+        mask |= keys.MODIFIER_BITS[name]
+        _key_event(tab, "rawKeyDown", keys.NAMED[name], mask, deadline)
+    press_key(tab, chord.key, mask, deadline)
+    for name in reversed(chord.modifiers):
+        mask &= ~keys.MODIFIER_BITS[name]
+        _key_event(tab, "keyUp", keys.NAMED[name], mask, deadline)
+
+
+def press_key(tab: Tab, key: keys.KeyDef, mask: int, deadline: float) -> None:
+    params = keys.key_event_params(key, mask)
+    _dispatch_key(tab, {**params, "type": "keyDown" if params.get("text") else "rawKeyDown"}, deadline)
+    _dispatch_key(tab, {**{k: v for k, v in params.items() if k not in ("text", "unmodifiedText")},
+                        "type": "keyUp"}, deadline)
+
+
+def _key_event(tab: Tab, kind: str, key: keys.KeyDef, mask: int, deadline: float) -> None:
+    _dispatch_key(tab, {**keys.key_event_params(key, mask), "type": kind}, deadline)
+
+
+def _dispatch_key(tab: Tab, params: dict, deadline: float) -> None:
+    guarded_call(tab, tab.session, "Input.dispatchKeyEvent", params, deadline)
+
+
+def type_slowly(tab: Tab, text: str, deadline: float) -> None:
+    """One key at a time: keyDown (with its text), keyUp, as a person types."""
+    for char in text:
+        key = keys.CHARACTERS.get(char)
+        if key is None:   # no key on a US keyboard types it: send the text alone
+            insert_text(tab, char, deadline)
+            continue
+        shift = keys.MODIFIER_BITS["Shift"] if char in keys.SHIFTED_CHARS else 0
+        press_key(tab, key, shift, deadline)
+
+
+def insert_text(tab: Tab, text: str, deadline: float) -> None:
+    """Input.insertText: input events as from an IME, which frameworks' listeners see."""
+    guarded_call(tab, tab.session, "Input.insertText", {"text": text}, deadline)

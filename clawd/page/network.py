@@ -1,0 +1,245 @@
+"""The Network domain on every tab and iframe: per tab the newest 500 requests with their outcome,
+and waiting for the next response whose URL matches (exact, substring or glob) to read its body.
+Request interception (the navigation policy, HTTP auth) is interception.py's."""
+from __future__ import annotations
+
+import base64
+import re
+import threading
+import time
+
+from clawd import errors
+from clawd.browser.tab import RingBuffer, Tab
+from clawd.cdp.session import Session
+
+LOG_SLOT = "network.log"
+REQUESTS_CAPACITY = 500
+DEFAULT_MAX_CHARS = 200_000
+_TEXT_TYPES = re.compile(r"^(text/|application/([\w.+-]*\+)?(json|xml|javascript|ecmascript|x-www-form-urlencoded)"
+                         r"|image/svg\+xml)", re.I)
+
+
+class NetworkWatch:
+    """The tab hook: Network.enable on each session, its events into the tab's NetworkLog."""
+
+    def __init__(self):
+        self.buffers_freed = 0
+        self._lock = threading.Lock()
+
+    def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
+        log = tab.slots.get(LOG_SLOT)
+        if log is None:
+            log = tab.slots[LOG_SLOT] = NetworkLog()
+        session.on("Network.requestWillBeSent", log.on_request)
+        session.on("Network.responseReceived", lambda p: log.on_response(session, p))
+        session.on("Network.loadingFinished", log.on_finished)
+        session.on("Network.loadingFailed", log.on_failed)
+        session.call("Network.enable")
+
+    def detach(self, tab: Tab) -> None:
+        log = tab.slots.pop(LOG_SLOT, None)
+        if log is not None:
+            log.close()
+            with self._lock:
+                self.buffers_freed += 1
+
+    def describe(self, browser) -> dict:
+        tabs = {}
+        for tab in browser.tabs():
+            log = tab.slots.get(LOG_SLOT)
+            if log is not None:
+                tabs[tab.tab_id] = {"requests": len(log.entries), "waiting": log.waiting()}
+        return {"network": {"tabs": tabs, "buffersFreed": self.buffers_freed}}
+
+
+class NetworkLog:
+    """One tab's requests. Entries are dicts owned here; readers get copies."""
+
+    def __init__(self, capacity: int = REQUESTS_CAPACITY):
+        self.entries = RingBuffer(capacity)
+        self._by_id: dict[str, dict] = {}
+        self._waiters: list[ResponseWaiter] = []
+        self._lock = threading.Lock()
+
+    # -- events (dispatcher thread) -------------------------------------------------------------
+    def on_request(self, params: dict) -> None:
+        request_id = params["requestId"]
+        with self._lock:
+            previous = self._by_id.get(request_id)
+            if previous is not None and params.get("redirectResponse"):
+                # the same requestId carries every redirect hop: close the old hop under its own id
+                _set_status(previous, params["redirectResponse"].get("status"))
+                previous["id"] = f"{request_id}.{previous.get('hop', 0)}"
+            entry = {"id": request_id, "timestamp": _wall_ms(params), "method": params["request"].get("method"),
+                     "url": params["request"].get("url"), "resourceType": params.get("type", "Other"),
+                     "status": None, "ok": None, "failureText": None,
+                     "hop": previous.get("hop", 0) + 1 if previous is not None else 0}
+            self._by_id[request_id] = entry
+            evicted = self.entries.append(entry)
+            if evicted is not None and self._by_id.get(evicted["id"]) is evicted:
+                del self._by_id[evicted["id"]]
+
+    def on_response(self, session: Session, params: dict) -> None:
+        response = params.get("response") or {}
+        with self._lock:
+            entry = self._by_id.get(params["requestId"])
+            if entry is not None:
+                _set_status(entry, response.get("status"))
+            waiters = [w for w in self._waiters if w.request_id is None and w.matches(response.get("url", ""))]
+            if waiters:
+                waiters[0].bind(session, params["requestId"], response)
+
+    def on_finished(self, params: dict) -> None:
+        for waiter in self._waiters_of(params["requestId"]):
+            waiter.finish(None)
+
+    def on_failed(self, params: dict) -> None:
+        with self._lock:
+            entry = self._by_id.get(params["requestId"])
+            if entry is not None:
+                entry["ok"] = False
+                entry["failureText"] = params.get("errorText") or ("canceled" if params.get("canceled") else "failed")
+        for waiter in self._waiters_of(params["requestId"]):
+            waiter.finish(params.get("errorText") or "failed")
+
+    def _waiters_of(self, request_id: str) -> list[ResponseWaiter]:
+        with self._lock:
+            return [w for w in self._waiters if w.request_id == request_id]
+
+    # -- readers (request threads) --------------------------------------------------------------
+    def requests(self, *, contains: str | None = None, clear: bool = False) -> list[dict]:
+        with self._lock:
+            items = self.entries.drain() if clear else self.entries.items()
+            if clear:
+                self._by_id.clear()
+            rows = [{k: v for k, v in e.items() if k != "hop"} for e in items]
+        if contains:
+            rows = [r for r in rows if contains in (r["url"] or "")]
+        return rows
+
+    def expect_response(self, pattern: str) -> ResponseWaiter:
+        waiter = ResponseWaiter(pattern)
+        with self._lock:
+            self._waiters.append(waiter)
+        return waiter
+
+    def forget(self, waiter: ResponseWaiter) -> None:
+        with self._lock:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+
+    def waiting(self) -> int:
+        with self._lock:
+            return sum(1 for w in self._waiters if w.request_id is None)
+
+    def close(self) -> None:
+        with self._lock:
+            waiters, self._waiters = self._waiters, []
+            self._by_id.clear()
+        self.entries.clear()
+        for waiter in waiters:
+            waiter.finish("the tab was closed")
+
+
+def _set_status(entry: dict, status) -> None:
+    if isinstance(status, int):
+        entry["status"] = status
+        entry["ok"] = 200 <= status < 400
+
+
+def _wall_ms(params: dict) -> float | None:
+    wall = params.get("wallTime")   # seconds since the epoch
+    return round(wall * 1000, 3) if isinstance(wall, (int, float)) else None
+
+
+# -- response bodies ----------------------------------------------------------------------------
+class ResponseWaiter:
+    """The next response whose URL matches; set on the dispatcher thread, read by one request."""
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self._matches = url_matcher(pattern)
+        self.request_id: str | None = None
+        self.session: Session | None = None
+        self.response: dict | None = None
+        self.failure: str | None = None
+        self._matched = threading.Event()
+        self._finished = threading.Event()
+
+    def matches(self, url: str) -> bool:
+        return self._matches(url)
+
+    def bind(self, session: Session, request_id: str, response: dict) -> None:
+        self.session, self.request_id, self.response = session, request_id, response
+        self._matched.set()
+
+    def finish(self, failure: str | None) -> None:
+        self.failure = failure
+        self._matched.set()
+        self._finished.set()
+
+    def wait(self, timeout: float) -> bool:
+        """True once the matched response finished loading (or failed) within `timeout`."""
+        deadline = time.monotonic() + timeout
+        return self._matched.wait(timeout) and self._finished.wait(max(0.0, deadline - time.monotonic()))
+
+
+def url_matcher(pattern: str):
+    """`*` matches within one path segment, `**` across segments; without a star the pattern
+    matches the URL exactly or as a substring."""
+    if "*" not in pattern:
+        return lambda url: pattern in url
+    parts = re.split(r"(\*\*|\*)", pattern)
+    regex = "".join(".*" if p == "**" else "[^/]*" if p == "*" else re.escape(p) for p in parts)
+    compiled = re.compile(regex)
+    return lambda url: compiled.fullmatch(url) is not None
+
+
+def response_body(tab: Tab, pattern: str, *, timeout: float, max_chars: int = DEFAULT_MAX_CHARS) -> dict:
+    """Wait for the next response matching `pattern` and return it with its body."""
+    log: NetworkLog | None = tab.slots.get(LOG_SLOT)
+    if log is None:
+        raise errors.TabNotFound(f"tab {tab.tab_id} is not watched (closed?)")
+    waiter = log.expect_response(pattern)
+    try:
+        done = waiter.wait(timeout)
+    finally:
+        log.forget(waiter)
+    if not done:
+        raise errors.ResponseTimeout(
+            f"no response matching {pattern!r} finished within {timeout * 1000:g} ms; "
+            f"see what the page requested with `clawd-browser requests`")
+    if waiter.response is None:
+        raise errors.TabNotFound(f"tab {tab.tab_id}: {waiter.failure}")
+    return _body_answer(waiter, max_chars)
+
+
+def _body_answer(waiter: ResponseWaiter, max_chars: int) -> dict:
+    response = waiter.response
+    answer = {"url": response.get("url"), "status": response.get("status"), "headers": response.get("headers", {}),
+              "mimeType": response.get("mimeType")}
+    if waiter.failure is not None:
+        raise errors.NavigationFailed(f"the response from {answer['url']} failed while loading: {waiter.failure}",
+                                      url=answer["url"], status=answer["status"])
+    try:
+        got = waiter.session.call("Network.getResponseBody", {"requestId": waiter.request_id})
+    except errors.CdpError as exc:
+        raise errors.ResponseBodyUnavailable(
+            f"the body of {answer['url']} is not available ({exc.message}); redirects, 204s and evicted "
+            f"bodies have none", url=answer["url"], status=answer["status"]) from None
+    body, encoded = got.get("body", ""), got.get("base64Encoded", False)
+    if encoded and _TEXT_TYPES.match(answer["mimeType"] or ""):
+        body, encoded = _decode_text(body)
+    if encoded:
+        answer["encoding"] = "base64"
+    answer["truncated"] = bool(max_chars) and len(body) > max_chars
+    answer["body"] = body[:max_chars] if answer["truncated"] else body
+    return answer
+
+
+def _decode_text(body: str) -> tuple[str, bool]:
+    raw = base64.b64decode(body)
+    try:
+        return raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return body, True

@@ -1,0 +1,116 @@
+"""Waiting for a page to settle after an action: the tab hook counts the requests of every session
+of a tab (Network domain), so an action can wait for the requests it started, plus a short quiet
+window, without any fixed wait when nothing is in flight; `networkidle` waits use it too."""
+from __future__ import annotations
+
+import threading
+import time
+
+from clawd.browser.tab import Tab
+from clawd.cdp.session import Session
+
+SLOT = "act.network"
+SETTLE_LIMIT = 5.0          # requests started by an action get at most this long to finish
+QUIET = 0.1                 # and then this long without a new one
+IDLE = 0.5                  # networkidle: no request in flight for this long
+FORGET_AFTER = 120.0        # a request that never reports its end stops counting after this
+
+
+class RequestTracker:
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._inflight: dict[tuple, tuple[int, float]] = {}   # (session, requestId) -> (seq, started)
+        self.seq = 0                                           # requests started so far
+        self.last_change = time.monotonic()
+        self.windows = 0                                       # Page.windowOpen events so far
+
+    def started(self, session_id, params: dict) -> None:
+        key = (session_id, params.get("requestId"))
+        now = time.monotonic()
+        with self._cond:
+            if key not in self._inflight:      # a redirect keeps its requestId: one request
+                self.seq += 1
+                self._inflight[key] = (self.seq, now)
+                self._forget_old(now)
+            self.last_change = now
+            self._cond.notify_all()
+
+    def finished(self, session_id, params: dict) -> None:
+        with self._cond:
+            if self._inflight.pop((session_id, params.get("requestId")), None) is not None:
+                self.last_change = time.monotonic()
+                self._cond.notify_all()
+
+    def window_opened(self) -> None:
+        with self._cond:
+            self.windows += 1
+
+    def _forget_old(self, now: float) -> None:
+        if len(self._inflight) > 200:
+            for key in [k for k, (_, t) in self._inflight.items() if now - t > FORGET_AFTER]:
+                del self._inflight[key]
+
+    def _busy_since(self, seq: int) -> bool:
+        return any(s > seq for s, _ in self._inflight.values())
+
+    def settle(self, since_seq: int, deadline: float, *, limit: float = SETTLE_LIMIT,
+               quiet: float = QUIET) -> bool:
+        """Wait until every request started after `since_seq` has finished and `quiet` seconds
+        passed without a change; returns at once when the action started none."""
+        end = min(deadline, time.monotonic() + limit)
+        with self._cond:
+            if self.seq <= since_seq:
+                return True
+            while True:
+                now = time.monotonic()
+                if not self._busy_since(since_seq) and now - self.last_change >= quiet:
+                    return True
+                if now >= end:
+                    return False
+                wait = end - now if self._busy_since(since_seq) else quiet - (now - self.last_change)
+                self._cond.wait(max(0.005, min(wait, end - now)))
+
+    def idle(self, deadline: float, quiet: float = IDLE) -> bool:
+        """networkidle: nothing in flight for `quiet` seconds (or False at the deadline)."""
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                if not self._inflight and now - self.last_change >= quiet:
+                    return True
+                if now >= deadline:
+                    return False
+                wait = deadline - now if self._inflight else quiet - (now - self.last_change)
+                self._cond.wait(max(0.005, min(wait, deadline - now)))
+
+
+class NetworkHook:
+    """Tab hook: Network.enable on every session of the tab, counted by one RequestTracker; and
+    Page.windowOpen counted, so an action that opens a popup can wait for its tab to attach."""
+
+    def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
+        tracker = tracker_of(tab)
+        session.on("Page.windowOpen", lambda p: tracker.window_opened())
+        sid = session.session_id
+        session.on("Network.requestWillBeSent", lambda p: tracker.started(sid, p))
+        session.on("Network.loadingFinished", lambda p: tracker.finished(sid, p))
+        session.on("Network.loadingFailed", lambda p: tracker.finished(sid, p))
+        session.call("Network.enable")
+
+    def detach(self, tab: Tab) -> None:
+        pass
+
+
+def tracker_of(tab: Tab) -> RequestTracker:
+    found = tab.slots.get(SLOT)
+    if found is None:
+        found = tab.slots.setdefault(SLOT, RequestTracker())
+    return found
+
+
+def wait_for_popups(browser, tab: Tab, since: float, count: int, deadline: float) -> None:
+    """Until `count` tabs opened by `tab` after `since` are attached (or SETTLE_LIMIT passed)."""
+    end = min(deadline, time.monotonic() + SETTLE_LIMIT)
+    while time.monotonic() < end:
+        if len(browser.tabs_opened_since(since, opener=tab)) >= count:
+            return
+        time.sleep(0.01)

@@ -1,0 +1,168 @@
+"""The `wait` act kind (time, text, textGone, selector, url glob, loadState, fn; in that order) and
+`evaluate` (a function source run in the page, awaited, returned by value). Conditions are polled
+with deadlines; every page call is dialog-guarded."""
+from __future__ import annotations
+
+import json
+import re
+import time
+
+from clawd import errors
+from clawd.browser.tab import Tab
+from clawd.page import settle
+from clawd.page.dialogs import guarded_call
+
+CONDITIONS = ("timeMs", "text", "textGone", "selector", "url", "loadState", "fn")
+LOAD_STATES = ("load", "domcontentloaded", "networkidle")
+POLL = 0.05
+_FUNCTION = re.compile(r"^\s*(async\s+)?(function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)", re.S)
+
+
+def wait(tab: Tab, args: dict, deadline: float) -> dict:
+    waited = {}
+    started = time.monotonic()
+    for name in CONDITIONS:
+        if name not in args:
+            continue
+        value = args[name]
+        if name == "timeMs":
+            _sleep_until(min(deadline, time.monotonic() + value / 1000))
+        elif name == "loadState":
+            _wait_load(tab, value, deadline)
+        else:
+            _poll(tab, name, value, _condition(name, value), deadline)
+        waited[name] = value
+    return {"waited": waited, "waitedMs": round((time.monotonic() - started) * 1000)}
+
+
+def _sleep_until(until: float) -> None:
+    while True:
+        left = until - time.monotonic()
+        if left <= 0:
+            return
+        time.sleep(min(left, 0.25))
+
+
+def _condition(name: str, value: str) -> str:
+    text = json.dumps(value)
+    if name == "text":
+        return f"!!(document.body && document.body.innerText.includes({text}))"
+    if name == "textGone":
+        return f"!(document.body && document.body.innerText.includes({text}))"
+    if name == "selector":
+        return (f"(() => {{ const el = document.querySelector({text}); "
+                "return !!el && (!el.checkVisibility || el.checkVisibility()); })()")
+    if name == "url":
+        return f"new RegExp({json.dumps(glob_to_regex(value))}).test(location.href)"
+    if name == "fn":
+        return _call_expression(value)
+    raise AssertionError(name)
+
+
+def glob_to_regex(glob: str) -> str:
+    """`**` any characters, `*` any but `/`, `?` one character; the whole URL must match."""
+    out, i = [], 0
+    while i < len(glob):
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        char = glob[i]
+        out.append("[^/]*" if char == "*" else "." if char == "?" else re.escape(char))
+        i += 1
+    return "^" + "".join(out) + "$"
+
+
+def _poll(tab: Tab, name: str, value, expression: str, deadline: float) -> None:
+    while True:
+        if _truthy(tab, expression, name, deadline):
+            return
+        if time.monotonic() + POLL >= deadline:
+            raise errors.ActTimeout(f"wait for {name} {value!r} timed out", condition=name)
+        time.sleep(POLL)
+
+
+def _truthy(tab: Tab, expression: str, name: str, deadline: float) -> bool:
+    try:
+        answer = guarded_call(tab, tab.session, "Runtime.evaluate",
+                              {"expression": expression, "returnByValue": True, "awaitPromise": True},
+                              deadline)
+    except errors.CdpError:
+        return False   # the document is being replaced: try again in the next one
+    details = answer.get("exceptionDetails")
+    if details is not None:
+        message = _exception_message(details)
+        if name == "selector" and "SyntaxError" in message:
+            raise errors.ActInvalidRequest(f"selector: not a valid CSS selector: {message}")
+        if name == "fn":
+            raise errors.ActEvaluateFailed(f"wait fn threw: {message}")
+        return False
+    return bool(answer.get("result", {}).get("value"))
+
+
+def _wait_load(tab: Tab, state: str, deadline: float) -> None:
+    ready = "document.readyState === 'complete'" if state != "domcontentloaded" else \
+        "document.readyState !== 'loading'"
+    _poll(tab, "loadState", state, ready, deadline)
+    if state == "networkidle" and not settle.tracker_of(tab).idle(deadline):
+        raise errors.ActTimeout("wait for loadState 'networkidle' timed out: requests kept going",
+                                condition="loadState")
+
+
+# -- evaluate -------------------------------------------------------------------------------------
+def _call_expression(source: str) -> str:
+    """A function source is called; any other source is evaluated as an expression."""
+    return f"({source})()" if _FUNCTION.match(source) else source
+
+
+# The function's value and the page's URL and title in one round trip; values returnByValue
+# cannot carry at the top level (NaN, -0, Infinity, bigints) travel as strings, as they would alone.
+_WITH_STATE = """(async () => {{ const v = await ({call});
+  const odd = typeof v === 'bigint' ? v + 'n' : (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0)))
+    ? (Object.is(v, -0) ? '-0' : String(v)) : undefined;
+  return {{v: odd === undefined ? v : undefined, odd, href: location.href, title: document.title}}; }})()"""
+
+
+def evaluate_with_state(tab: Tab, source: str, deadline: float) -> tuple[object, tuple[str, str] | None]:
+    """(value, (url, title)) of a page function with no element; (value, None) for other sources."""
+    if not _FUNCTION.match(source):
+        return evaluate(tab, source, deadline), None
+    params = {"expression": _WITH_STATE.format(call=f"({source})()"), "userGesture": True,
+              "returnByValue": True, "awaitPromise": True}
+    answer = guarded_call(tab, tab.session, "Runtime.evaluate", params, deadline)
+    if "exceptionDetails" in answer:
+        raise errors.ActEvaluateFailed(f"evaluate threw: {_exception_message(answer['exceptionDetails'])}")
+    packed = (answer.get("result") or {}).get("value") or {}
+    value = packed.get("odd") if packed.get("odd") is not None else packed.get("v")
+    return value, (packed.get("href", tab.url), packed.get("title", tab.title))
+
+
+def evaluate(tab: Tab, source: str, deadline: float, *, element=None):
+    """The value of the page function `source` (awaited); the element, if any, is its argument."""
+    if element is not None:
+        function = source if _FUNCTION.match(source) else f"function() {{ return ({source}); }}"
+        params = {"functionDeclaration": function, "objectId": element.object_id,
+                  "arguments": [{"objectId": element.object_id}]}
+        method, session = "Runtime.callFunctionOn", element.session
+    else:
+        params = {"expression": _call_expression(source), "userGesture": True}
+        method, session = "Runtime.evaluate", tab.session
+    params.update(returnByValue=True, awaitPromise=True)
+    answer = guarded_call(tab, session, method, params, deadline)
+    if "exceptionDetails" in answer:
+        raise errors.ActEvaluateFailed(f"evaluate threw: {_exception_message(answer['exceptionDetails'])}")
+    return remote_value(answer.get("result") or {})
+
+
+def remote_value(result: dict):
+    if "value" in result:
+        return result["value"]
+    if "unserializableValue" in result:
+        return result["unserializableValue"]   # NaN, Infinity, -0, 12n
+    return None
+
+
+def _exception_message(details: dict) -> str:
+    exc = details.get("exception") or {}
+    text = exc.get("description") or exc.get("value") or details.get("text") or "exception"
+    return str(text).split("\n    at ", 1)[0]

@@ -1,0 +1,195 @@
+"""The service's self-diagnosis (GET /doctor): pure checks over the config, the state layout and
+probes passed in (run a program, is a port taken, our own browsers' ports), so tests hand in fakes.
+Each check is {name, ok, level: ok|warn|error, detail}; warnings are risks, errors stop a start."""
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import subprocess
+import urllib.parse
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Iterable
+
+from clawd import errors
+from clawd.config.model import Config, ProfileConfig, StateLayout
+from clawd.security.csrf import is_loopback_host
+
+OK, WARN, ERROR = "ok", "warn", "error"
+VERSION_TIMEOUT = 10.0
+
+
+@dataclass
+class Check:
+    name: str
+    level: str
+    detail: str
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "ok": self.level != ERROR, "level": self.level, "detail": self.detail}
+
+
+def _port_in_use(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.2)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _find_executable(explicit: str | None) -> str:
+    from clawd.browser.executables import find_executable
+    return find_executable(explicit)
+
+
+@dataclass
+class Probes:
+    """The outside world the checks look at; tests replace any of it."""
+    run: Callable = subprocess.run
+    find_executable: Callable[[str | None], str] = _find_executable
+    port_in_use: Callable[[int], bool] = _port_in_use
+    euid: int = field(default_factory=lambda: os.geteuid() if hasattr(os, "geteuid") else 1)
+    own_ports: frozenset = frozenset()      # cdp ports our own running Chromiums listen on
+
+
+def diagnose(config: Config, layout: StateLayout, *, profiles: Iterable[ProfileConfig] | None = None,
+             probes: Probes | None = None) -> dict:
+    """Every check, and ok=false when any is an error."""
+    probes = probes or Probes()
+    profiles = list(config.browser.profiles.values() if profiles is None else profiles)
+    checks = [check_chromium(config, probes), check_state_dir(layout), check_auth(config, layout),
+              check_bind(config), *check_remote_cdp(profiles), check_evaluate(config),
+              check_sandbox(config, probes), *check_ports(config, profiles, probes)]
+    return {"ok": all(c.level != ERROR for c in checks), "checks": [c.as_dict() for c in checks]}
+
+
+# -- the browser --------------------------------------------------------------------------------
+def check_chromium(config: Config, probes: Probes) -> Check:
+    if not config.browser.enabled:
+        return Check("chromium", OK, "browser.enabled is false: no browser is needed")
+    try:
+        path = probes.find_executable(config.browser.executable_path)
+    except errors.ClawdError as exc:
+        return Check("chromium", ERROR, exc.message)
+    try:
+        done = probes.run([path, "--version"], capture_output=True, text=True, timeout=VERSION_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return Check("chromium", ERROR, f"{path} --version did not answer within {VERSION_TIMEOUT:.0f} s")
+    except OSError as exc:
+        return Check("chromium", ERROR, f"{path} does not run: {exc.strerror or exc}")
+    if done.returncode != 0:
+        return Check("chromium", ERROR, f"{path} --version exited {done.returncode}: "
+                                        f"{(done.stderr or '').strip()[-300:]}")
+    version = ((done.stdout or "").strip().splitlines() or ["(no version printed)"])[0]
+    return Check("chromium", OK, f"{version.strip()} at {path}")
+
+
+def check_sandbox(config: Config, probes: Probes) -> Check:
+    from clawd.browser.launcher import resolve_no_sandbox
+    setting = config.browser.no_sandbox
+    if not resolve_no_sandbox(setting, euid=probes.euid):
+        return Check("sandbox", OK, f"Chromium keeps its sandbox (browser.noSandbox: {setting})")
+    why = "the service runs as root" if setting == "auto" else "browser.noSandbox is true"
+    return Check("sandbox", WARN, f"Chromium runs with --no-sandbox ({why}): a renderer exploit reaches "
+                                  "this user's files; run the service as an unprivileged user")
+
+
+def check_evaluate(config: Config) -> Check:
+    if not config.browser.evaluate_enabled:
+        return Check("evaluate", OK, "browser.evaluateEnabled is false: agents cannot run JavaScript in pages")
+    return Check("evaluate", WARN, "browser.evaluateEnabled is true: an agent (or a page that steers it) can "
+                                   "run arbitrary JavaScript in any open page; set it false if not needed")
+
+
+# -- state and credentials ----------------------------------------------------------------------
+def check_state_dir(layout: StateLayout) -> Check:
+    home = layout.home
+    try:
+        st = home.stat()
+    except FileNotFoundError:
+        return Check("state dir", WARN, f"{home} does not exist yet; it is created with mode 0700")
+    except OSError as exc:
+        return Check("state dir", ERROR, f"{home}: {exc.strerror}")
+    if not stat.S_ISDIR(st.st_mode):
+        return Check("state dir", ERROR, f"{home} is not a directory")
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return Check("state dir", ERROR, f"{home} is writable by group or others (mode {_mode(st)}); it holds "
+                                         f"the auth token and browser profiles: chmod 700 {home}")
+    if st.st_mode & 0o077:
+        return Check("state dir", WARN, f"{home} (mode {_mode(st)}) is readable by group or others: "
+                                        f"chmod 700 {home}")
+    return Check("state dir", OK, f"{home} (mode {_mode(st)})")
+
+
+def check_auth(config: Config, layout: StateLayout) -> Check:
+    auth = config.server.auth
+    if auth.token or auth.password:
+        which = " and ".join(k for k, v in (("token", auth.token), ("password", auth.password)) if v)
+        return Check("auth", OK, f"server.auth {which} configured")
+    path = layout.auth_token
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return Check("auth", ERROR, f"no credential: server.auth is empty and {path} does not exist")
+    except OSError as exc:
+        return Check("auth", ERROR, f"{path}: {exc.strerror}")
+    if stat.S_IMODE(st.st_mode) & 0o077:
+        return Check("auth", ERROR, f"{path} is open to group or others (mode {_mode(st)}): chmod 600 {path}")
+    try:
+        empty = not path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError as exc:
+        return Check("auth", ERROR, f"{path} cannot be read: {exc.strerror}")
+    if empty:
+        return Check("auth", ERROR, f"{path} is empty: delete it and restart the service")
+    return Check("auth", OK, f"token in {path} (mode {_mode(st)})")
+
+
+def check_bind(config: Config) -> Check:
+    host, auth = config.server.host, config.server.auth
+    if is_loopback_host(host):
+        return Check("bind", OK, f"server.host {host} is loopback")
+    if auth.token or auth.password:
+        return Check("bind", WARN, f"server.host {host} is reachable from other machines; auth is configured, "
+                                   "but the API is plain HTTP: put TLS in front of it")
+    return Check("bind", ERROR, f"server.host {host} is not loopback and neither server.auth.token nor "
+                                "server.auth.password is set: the service refuses to start")
+
+
+# -- profiles -----------------------------------------------------------------------------------
+def check_remote_cdp(profiles: Iterable[ProfileConfig]) -> list[Check]:
+    checks = []
+    for profile in profiles:
+        if not profile.cdp_url:
+            continue
+        parts = urllib.parse.urlsplit(profile.cdp_url)
+        host = parts.hostname or ""
+        name = f"remote cdp {profile.name}"
+        if parts.scheme in ("https", "wss"):
+            checks.append(Check(name, OK, f"{parts.scheme}:// to {host}"))
+        elif is_loopback_host(host):
+            checks.append(Check(name, OK, f"plain {parts.scheme}:// to loopback {host}"))
+        else:
+            checks.append(Check(name, WARN, f"plain {parts.scheme}:// to {host}: whoever is on the path sees "
+                                            "and can drive the browser; use https:// or wss://"))
+    return checks
+
+
+def check_ports(config: Config, profiles: Iterable[ProfileConfig], probes: Probes) -> list[Check]:
+    """A managed profile's cdp port that something other than our own Chromium listens on: the
+    launch would fail, or worse, clawd would attach to that program."""
+    checks = []
+    for profile in profiles:
+        attach_only = config.browser.attach_only if profile.attach_only is None else profile.attach_only
+        if profile.kind != "managed" or attach_only or profile.cdp_port is None:
+            continue
+        port = profile.cdp_port
+        if port in probes.own_ports:
+            checks.append(Check(f"port {port}", OK, f"profile {profile.name}: our Chromium listens on it"))
+        elif probes.port_in_use(port):
+            checks.append(Check(f"port {port}", ERROR, f"profile {profile.name}: another program listens on "
+                                                       f"127.0.0.1:{port}; give the profile another cdpPort"))
+        else:
+            checks.append(Check(f"port {port}", OK, f"profile {profile.name}: free"))
+    return checks
+
+
+def _mode(st: os.stat_result) -> str:
+    return f"{stat.S_IMODE(st.st_mode):04o}"

@@ -1,0 +1,59 @@
+"""What the page did: console messages, page errors, requests, response bodies, traces."""
+from __future__ import annotations
+
+from clawd.page import console as page_console
+from clawd.page import network, tracing
+from clawd.security.content import wrap_untrusted
+from clawd.server.routing import Request
+
+DEFAULT_BODY_TIMEOUT_MS = 20000
+
+
+def _where(tab) -> dict:
+    return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id}
+
+
+def console(req: Request) -> dict:
+    a = req.args
+    level = page_console.parse_level(a.get("level"))
+    tab = req.tab()
+    messages = page_console.messages(tab, min_level=level, clear=a.get("clear", False))
+    if a.get("wrap"):
+        messages = [{**m, "text": wrap_untrusted(m["text"], source="console")} for m in messages]
+    return {**_where(tab), "messages": messages}
+
+
+def page_errors(req: Request) -> dict:
+    tab = req.tab()
+    found = page_console.page_errors(tab, clear=req.args.get("clear", False))
+    if req.args.get("wrap"):
+        found = [{**e, "message": wrap_untrusted(e["message"], source="console"),
+                  "stack": wrap_untrusted(e["stack"], source="console")} for e in found]
+    return {**_where(tab), "errors": found}
+
+
+def requests(req: Request) -> dict:
+    tab = req.tab()
+    log = tab.slots.get(network.LOG_SLOT)
+    rows = log.requests(contains=req.args.get("filter"), clear=req.args.get("clear", False)) if log else []
+    return {**_where(tab), "requests": rows}
+
+
+def response_body(req: Request) -> dict:
+    a = req.args
+    tab = req.tab()
+    answer = network.response_body(tab, a["url"], timeout=a.get("timeoutMs", DEFAULT_BODY_TIMEOUT_MS) / 1000,
+                                    max_chars=a.get("maxChars", network.DEFAULT_MAX_CHARS))
+    if a.get("wrap") and answer.get("encoding") != "base64":
+        answer["body"] = wrap_untrusted(answer["body"], source="response body")
+    return {**_where(tab), **answer}
+
+
+def trace_start(req: Request) -> dict:
+    tab = req.tab()
+    return {**_where(tab), **tracing.start(tab, screenshots=req.args.get("screenshots", False))}
+
+
+def trace_stop(req: Request) -> dict:
+    tab = req.tab()
+    return {**_where(tab), **tracing.stop(tab, req.service.layout.traces, req.args.get("path"))}

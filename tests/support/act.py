@@ -1,0 +1,53 @@
+"""Helpers of the act tests: open a fixture page, take its snapshot, find a ref by role and name,
+read a value out of the page."""
+from __future__ import annotations
+
+from clawd import errors
+
+
+class Page:
+    """One tab opened on a fixture page, with its latest snapshot's refs."""
+
+    def __init__(self, client, tab: dict):
+        self.client = client
+        self.tab = tab
+        self.id = tab["tabId"]
+        self.refs: dict = {}
+
+    def snapshot(self) -> str:
+        snap = self.client.snapshot(target_id=self.id)
+        self.refs = snap["refs"]
+        return snap["snapshot"]
+
+    def ref(self, role: str, name: str) -> str:
+        if not self.refs:
+            self.snapshot()
+        for ref, info in self.refs.items():
+            if info["role"] == role and info["name"] == name:
+                return ref
+        raise AssertionError(f"no {role} {name!r} in the snapshot: {self.refs}")
+
+    def act(self, kind: str, **fields) -> dict:
+        return self.client.act(kind, target_id=self.id, **fields)
+
+    def value(self, expression: str):
+        return self.client.evaluate(f"() => ({expression})", target_id=self.id)["result"]
+
+    def text(self, element_id: str) -> str:
+        return self.value(f"document.getElementById({element_id!r}).textContent")
+
+    def close(self) -> None:
+        try:
+            self.client.close_tab(self.id)
+        except errors.ClawdError:
+            pass
+
+
+def ensure_snapshot_route(running) -> None:
+    """Until GET /snapshot is in routes.py (issue 3), add it to the running router."""
+    router = running.server.router
+    if any(r.pattern == "/snapshot" for r in router.routes):
+        return
+    from clawd.server.api import snapshot as api
+    from clawd.server.routing import route
+    router.routes.append(route("GET", "/snapshot", api.get_snapshot, query=api.QUERY))
