@@ -1,47 +1,97 @@
 """The only place logging handlers are attached: stderr (journald-friendly under systemd, where
-journald stamps the time itself) or a file that SIGHUP reopens."""
+journald stamps the time and reads the priority prefix) or a file that SIGHUP reopens, so
+logrotate can move it away without copytruncate."""
 from __future__ import annotations
 
 import logging
 import os
 import sys
+import threading
+from typing import Mapping, TextIO
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-JOURNAL_FORMAT = "<%(priority)s>%(name)s: %(message)s"
+# sd-daemon(3) priority prefixes: journald turns "<4>" into PRIORITY=4 and strips it
+JOURNAL_FORMAT = "<%(priority)d>%(name)s: %(message)s"
 PRIORITY = {"DEBUG": 7, "INFO": 6, "WARNING": 4, "ERROR": 3, "CRITICAL": 2}
+LEVELS = ("debug", "info", "warning", "error")
+QUIET_LIBRARIES = ("urllib3", "websocket")
+
+_lock = threading.Lock()
+_handler: logging.Handler | None = None
 
 
-class _JournalFormatter(logging.Formatter):
+class JournalFormatter(logging.Formatter):
+    """One record, one line: a multi-line message (a traceback) would become several journal
+    entries, so continuation lines are indented into the same entry's text."""
+
     def format(self, record: logging.LogRecord) -> str:
         record.priority = PRIORITY.get(record.levelname, 6)
-        return super().format(record)
+        return super().format(record).replace("\n", "\n  ")
 
 
-def under_journald(env=os.environ) -> bool:
-    return bool(env.get("JOURNAL_STREAM") or env.get("INVOCATION_ID") and env.get("NOTIFY_SOCKET"))
+class ReopenableFileHandler(logging.FileHandler):
+    """A FileHandler whose file can be reopened by path: after a rename, new lines go to a new file."""
+
+    def reopen(self) -> None:
+        self.acquire()
+        try:
+            if self.stream is not None:
+                self.stream.close()
+            self.stream = self._open()
+        finally:
+            self.release()
 
 
-def configure(level: str = "info", log_file: str | None = None) -> logging.Handler:
-    root = logging.getLogger()
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
-        handler.close()
+def under_journald(env: Mapping[str, str] | None = None, stream: TextIO | None = None) -> bool:
+    """True when `stream` (stderr) is connected to the journal: systemd sets $JOURNAL_STREAM to
+    the device:inode of that stream, which a child with redirected stderr no longer matches."""
+    env = os.environ if env is None else env
+    expected = env.get("JOURNAL_STREAM")
+    if not expected:
+        return False
+    stream = sys.stderr if stream is None else stream
+    try:
+        st = os.fstat(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+    return expected == f"{st.st_dev}:{st.st_ino}"
+
+
+def level_number(level: str | None) -> int:
+    return getattr(logging, str(level or "info").upper(), logging.INFO)
+
+
+def configure(level: str | None = "info", log_file: str | None = None, *,
+              env: Mapping[str, str] | None = None, stream: TextIO | None = None) -> logging.Handler:
+    """Replace the root handlers with one: the file, else stderr (journal format under systemd)."""
+    global _handler
+    stream = sys.stderr if stream is None else stream
     if log_file:
-        handler: logging.Handler = logging.FileHandler(log_file)
+        handler: logging.Handler = ReopenableFileHandler(os.path.expanduser(log_file), encoding="utf-8")
         handler.setFormatter(logging.Formatter(FORMAT))
-    elif under_journald():
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(_JournalFormatter(JOURNAL_FORMAT))
     else:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter(FORMAT))
-    root.addHandler(handler)
-    root.setLevel(getattr(logging, str(level).upper(), logging.INFO))
-    logging.getLogger("urllib3").setLevel(logging.WARNING)
-    logging.getLogger("websocket").setLevel(logging.WARNING)
+        handler = logging.StreamHandler(stream)
+        journal = under_journald(env, stream)
+        handler.setFormatter(JournalFormatter(JOURNAL_FORMAT) if journal else logging.Formatter(FORMAT))
+    root = logging.getLogger()
+    with _lock:
+        for old in list(root.handlers):
+            root.removeHandler(old)
+            old.close()
+        root.addHandler(handler)
+        _handler = handler
+    root.setLevel(level_number(level))
+    for name in QUIET_LIBRARIES:
+        logging.getLogger(name).setLevel(logging.WARNING)
     return handler
 
 
-def reopen(level: str = "info", log_file: str | None = None) -> None:
-    """SIGHUP: logrotate moved the file; start a new one."""
-    configure(level, log_file)
+def reopen() -> bool:
+    """SIGHUP: logrotate moved the file; open a new one at the same path. False when logging
+    goes to stderr (nothing to reopen)."""
+    with _lock:
+        handler = _handler
+    if isinstance(handler, ReopenableFileHandler):
+        handler.reopen()
+        return True
+    return False

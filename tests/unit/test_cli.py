@@ -355,9 +355,12 @@ def test_start_headless_is_sent_as_query(fake_service):
 
 
 # -- commands that need no service ------------------------------------------------------------------
-def test_mcp_is_a_stub_for_now():
-    rc, _, err = run("mcp")
-    assert (rc, err.strip()) == (1, "not implemented yet")
+def test_mcp_without_the_sdk_says_how_to_install_it(monkeypatch):
+    # the server itself is driven over stdio by the SDK's client in tests/e2e/test_mcp.py
+    from clawd.agent import mcp_server
+    monkeypatch.setattr(mcp_server, "SDK_MISSING", "the MCP server needs the mcp package: pip install 'clawd[mcp]'")
+    rc, _, err = run("mcp", "--tools", "split")
+    assert rc == 1 and err.strip() == "error: the MCP server needs the mcp package: pip install 'clawd[mcp]'"
 
 
 def test_serve_hands_the_overridden_config_to_the_daemon(monkeypatch):
