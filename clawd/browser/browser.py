@@ -11,7 +11,7 @@ from typing import Callable, Iterable, Protocol
 from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.connection import Connection
-from clawd.cdp.session import Session
+from clawd.cdp.session import PipelinedSession, Session
 
 log = logging.getLogger("clawd.browser")
 
@@ -38,6 +38,7 @@ class Browser:
         self._tabs: dict[str, Tab] = {}           # raw targetId -> Tab
         self._changed = threading.Condition(threading.RLock())
         self._last_used: str | None = None
+        self._quarantined: dict[str, str] = {}    # tabId / targetId / label -> why it was closed
         self.tabs_freed = 0                        # closed tabs whose state was released
 
     # -- set-up -------------------------------------------------------------------------------
@@ -66,6 +67,7 @@ class Browser:
         session = Session(self.connection, session_id, info["targetId"])
         tab = Tab(f"t{next(self._ids)}", info["targetId"], session, type=info.get("type", "page"),
                   url=info.get("url", ""), title=info.get("title", ""), opener_id=info.get("openerId"))
+        tab.owner = self
         session.on("Target.attachedToTarget", lambda p: self._on_child_attached(tab, session, p))
         session.on("Target.detachedFromTarget", lambda p: tab.remove_child(p.get("targetId", "")))
         self._instrument(tab, session, child=False, waiting=params.get("waitingForDebugger", False))
@@ -86,17 +88,25 @@ class Browser:
         self._instrument(tab, session, child=True, waiting=params.get("waitingForDebugger", False))
 
     def _instrument(self, tab: Tab, session: Session, *, child: bool, waiting: bool) -> None:
+        """Every hook's commands are sent, then the target resumed, then the replies collected
+        off the event thread (a paused target's first requests need this thread to be judged)."""
+        pipelined = PipelinedSession(session)
         try:
-            session.call("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
-                                                  "flatten": True})
+            pipelined.call("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
+                                                    "flatten": True})
             for hook in self.hooks:
-                hook.attach(tab, session, child=child)
-        except (errors.CdpError, errors.CdpTimeout) as exc:
-            log.warning("instrumenting %s failed: %s", tab.tab_id, exc)
+                hook.attach(tab, pipelined, child=child)
+            if waiting:
+                pipelined.call("Runtime.runIfWaitingForDebugger")
         except errors.BrowserGone:
             return
-        if waiting:
-            session.try_call("Runtime.runIfWaitingForDebugger")
+        threading.Thread(target=self._collect, args=(tab, pipelined), name="instrument", daemon=True).start()
+
+    @staticmethod
+    def _collect(tab: Tab, pipelined: PipelinedSession) -> None:
+        for method, exc in pipelined.finish():
+            if not tab.closed.is_set():
+                log.warning("instrumenting %s: %s failed: %s", tab.tab_id, method, exc)
 
     def _on_detached(self, params: dict) -> None:
         self._drop(params.get("targetId"))
@@ -163,6 +173,8 @@ class Browser:
             tab = self.last_used or next(iter(self.tabs()), None) or self.new_tab()
             return self.use(tab)
         key = str(key)
+        if key in self._quarantined:
+            raise errors.TabQuarantined(f"tab {key} was closed: {self._quarantined[key]}")
         tabs = self.tabs()
         for match in (lambda t: t.tab_id == key, lambda t: t.label == key, lambda t: t.target_id == key):
             found = [t for t in tabs if match(t)]
@@ -214,6 +226,17 @@ class Browser:
         self.root.try_call("Target.closeTarget", {"targetId": tab.target_id})
         if not tab.closed.wait(timeout):
             self._drop(tab.target_id)
+
+    def quarantine(self, tab: Tab, reason: str) -> None:
+        """Close a tab that ended up somewhere the policy forbids; later calls naming it get 409.
+        Safe to call from the event thread: the close waits on events, so it runs elsewhere."""
+        tab.quarantined = reason
+        with self._changed:
+            for key in (tab.tab_id, tab.target_id, tab.label):
+                if key:
+                    self._quarantined[key] = reason
+        log.warning("quarantining %s: %s", tab.tab_id, reason)
+        threading.Thread(target=self.close_tab, args=(tab,), name="quarantine", daemon=True).start()
 
     def focus(self, tab: Tab) -> Tab:
         self.root.try_call("Target.activateTarget", {"targetId": tab.target_id})

@@ -27,12 +27,14 @@ BACKOFF_MAX = 30.0
 
 class BrowserRuntime:
     def __init__(self, profile: ProfileConfig, config: BrowserConfig, layout: StateLayout, *,
-                 hooks: Iterable[TabHook] = (), connect: Callable[..., Connection] = Connection):
+                 hooks: Iterable[TabHook] = (), connect: Callable[..., Connection] = Connection,
+                 launch_args: Iterable[str] = ()):
         self.profile = profile
         self.config = config
         self.layout = layout
         self.hooks = list(hooks)
         self._connect = connect
+        self.launch_args = tuple(launch_args)   # clawd's own additions (strict mode's proxy)
         self._lock = threading.RLock()
         self._ids = itertools.count(1)   # stable tab ids are never reused within a service run
         self.browser: Browser | None = None
@@ -136,7 +138,7 @@ class BrowserRuntime:
         user_data.mkdir(parents=True, exist_ok=True, mode=0o700)
         decorate.decorate(user_data, self.profile.name, self.profile.color or self.config.color)
         spec = launcher.LaunchSpec(self.executable, self.profile.cdp_port, user_data, self.headless,
-                                   no_sandbox, tuple(self.config.extra_args))
+                                   no_sandbox, tuple(self.config.extra_args) + self.launch_args)
         launcher.wait_port_free(spec.port, CLOSE_WAIT)   # our own previous browser may still be exiting
         self.process = launcher.launch(spec)
         return launcher.wait_ready(self.process)
@@ -146,7 +148,9 @@ class BrowserRuntime:
         timeout = self.config.remote_cdp_timeout_ms / 1000
         kind = self.kind
         if kind == "remote":
-            return discovery.websocket_url(self.profile.cdp_url, timeout=timeout)
+            return discovery.websocket_url(
+                self.profile.cdp_url, timeout=timeout,
+                allow_other_host=self.config.ssrf_policy.dangerously_allow_private_network)
         if kind == "existing-session":
             return _devtools_active_port(self.user_data_dir)
         try:
@@ -240,4 +244,4 @@ def _devtools_active_port(user_data_dir: pathlib.Path) -> str:
 
 
 def _redacted(url: str | None) -> str | None:
-    return discovery._redact(url) if url else None
+    return discovery.redact(url) if url else None

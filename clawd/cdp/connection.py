@@ -39,6 +39,23 @@ class _Reply:
         self.error: BaseException | None = None
 
 
+class Pending:
+    """A command that was sent and whose reply has not been waited for yet."""
+    __slots__ = ("_connection", "_call_id", "method", "_reply")
+
+    def __init__(self, connection: "Connection", call_id: int, method: str, reply: _Reply):
+        self._connection, self._call_id, self.method, self._reply = connection, call_id, method, reply
+
+    def result(self, timeout: float | None = None) -> dict:
+        deadline = self._connection.default_timeout if timeout is None else timeout
+        if not self._reply.event.wait(deadline):
+            self._connection._forget(self._call_id)   # a late reply finds no waiter and is dropped
+            raise errors.CdpTimeout(f"{self.method} did not answer within {deadline:g} s")
+        if self._reply.error is not None:
+            raise self._reply.error
+        return self._reply.result
+
+
 class Connection:
     def __init__(self, url: str, *, ws_factory: WsFactory = default_ws_factory,
                  handshake_timeout: float | None = 10.0, default_timeout: float = DEFAULT_TIMEOUT,
@@ -64,6 +81,10 @@ class Connection:
     def call(self, method: str, params: dict | None = None, *, session_id: str | None = None,
              timeout: float | None = None) -> dict:
         """Send one command and wait for its reply, at most `timeout` seconds."""
+        return self.send(method, params, session_id=session_id).result(timeout)
+
+    def send(self, method: str, params: dict | None = None, *, session_id: str | None = None) -> "Pending":
+        """Send one command now; `.result(timeout)` waits for its reply later (pipelining)."""
         reply = _Reply(session_id)
         with self._lock:
             if self._close_reason is not None:
@@ -79,13 +100,7 @@ class Connection:
             self._forget(call_id)
             self._shutdown(f"send failed: {exc}")
             raise errors.BrowserGone(f"browser connection lost while sending {method}") from exc
-        deadline = self.default_timeout if timeout is None else timeout
-        if not reply.event.wait(deadline):
-            self._forget(call_id)   # a late reply finds no waiter and is dropped
-            raise errors.CdpTimeout(f"{method} did not answer within {deadline:g} s")
-        if reply.error is not None:
-            raise reply.error
-        return reply.result
+        return Pending(self, call_id, method, reply)
 
     def fail_session(self, session_id: str, error: BaseException) -> int:
         """Fail at once every pending call of one session (its renderer crashed and will never

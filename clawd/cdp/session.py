@@ -47,6 +47,10 @@ class Session:
     def call(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict:
         return self.connection.call(method, params, session_id=self.session_id, timeout=timeout)
 
+    def send(self, method: str, params: dict | None = None):
+        """Send now, wait later: returns a Pending whose .result(timeout) is the reply."""
+        return self.connection.send(method, params, session_id=self.session_id)
+
     def try_call(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict | None:
         """call(), but a CDP error answer becomes None (for best-effort calls such as cleanup)."""
         try:
@@ -68,3 +72,44 @@ class Session:
 
     def __repr__(self) -> str:
         return f"Session({self.session_id or 'browser'}, target={self.target_id})"
+
+
+class PipelinedSession:
+    """A Session stand-in for instrumenting a target that is paused before its first script:
+    while `deferring`, call() sends and returns at once, so every command is on its way before
+    the target is resumed. A target that has no renderer yet (a noopener popup) answers
+    renderer-side commands only after it is resumed; waiting first would wait forever.
+    Afterwards it behaves as the session it wraps (hooks may keep it for later calls)."""
+
+    def __init__(self, session: Session):
+        self._session = session
+        self.deferring = True
+        self.sent: list = []
+
+    def call(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict:
+        if not self.deferring:
+            return self._session.call(method, params, timeout=timeout)
+        self.sent.append(self._session.send(method, params))
+        return {}
+
+    def try_call(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict | None:
+        if not self.deferring:
+            return self._session.try_call(method, params, timeout=timeout)
+        return self.call(method, params)
+
+    def finish(self, timeout: float = 10.0) -> list[tuple[str, Exception]]:
+        """Stop deferring and wait for the replies of what was sent; returns the failures."""
+        self.deferring = False
+        failures = []
+        for pending in self.sent:
+            try:
+                pending.result(timeout)
+            except (errors.CdpError, errors.CdpTimeout, errors.BrowserGone, errors.TabCrashed) as exc:
+                failures.append((pending.method, exc))
+        return failures
+
+    def __getattr__(self, name):
+        return getattr(self._session, name)
+
+    def __repr__(self) -> str:
+        return f"Pipelined({self._session!r})"

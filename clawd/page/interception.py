@@ -4,6 +4,7 @@ with `strict` every request is. HTTP auth challenges are answered from the tab's
 from __future__ import annotations
 
 import logging
+from concurrent.futures import ThreadPoolExecutor
 
 from clawd import errors
 from clawd.browser.tab import Tab
@@ -15,16 +16,23 @@ BLOCKED_SLOT = "navigation.blocked"     # the last blocked document URL of a tab
 CREDENTIALS_SLOT = "credentials"        # {"username", "password"} set by POST /set/credentials
 SESSIONS_SLOT = "interception.sessions"
 POLICY_ERRORS = (errors.NavigationBlocked, errors.HostUnresolved, errors.InvalidRequest)
+# documents that make no request of their own and are safe to end on
+INERT_DOCUMENTS = ("about:blank", "about:srcdoc", "chrome-error://chromewebdata/")
 
 
 class NavigationGuard:
-    def __init__(self, policy, *, strict: bool = False):
+    def __init__(self, policy, *, strict: bool = False, workers: int = 8):
         self.policy = policy
         self.strict = strict
+        # a verdict can wait on DNS: never on the event thread, where it would hold up every
+        # other event (and with them every other paused request) behind one slow lookup
+        self._judges = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fetch-judge")
 
     def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
-        session.on("Fetch.requestPaused", lambda p: self._on_paused(tab, session, p))
+        session.on("Fetch.requestPaused", lambda p: self._judges.submit(self._on_paused, tab, session, p))
         session.on("Fetch.authRequired", lambda p: self._on_auth(tab, session, p))
+        if not child:
+            session.on("Page.frameNavigated", lambda p: self._on_navigated(tab, p))
         tab.slots.setdefault(SESSIONS_SLOT, []).append(session)
         self._enable(tab, session)
 
@@ -51,7 +59,7 @@ class NavigationGuard:
         request_id = params["requestId"]
         try:
             if _policed(url):
-                self.policy.check(url)
+                self.policy.check(_as_http(url))
         except POLICY_ERRORS as exc:
             tab.slots[BLOCKED_SLOT] = {"url": url, "reason": exc.message, "code": exc.code,
                                        "frameId": params.get("frameId")}
@@ -59,6 +67,29 @@ class NavigationGuard:
             session.try_call("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
             return
         session.try_call("Fetch.continueRequest", {"requestId": request_id})
+
+    def _on_navigated(self, tab: Tab, params: dict) -> None:
+        """The last line: a main frame that ended on a URL the policy refuses (a load that made
+        no request we could pause: back/forward cache, a non-http scheme) closes the tab."""
+        frame = params.get("frame") or {}
+        if frame.get("parentId"):
+            return
+        url = frame.get("url", "")
+        reason = self.verdict(url)
+        if reason is not None and tab.quarantined is None:
+            tab.slots[BLOCKED_SLOT] = {"url": url, "reason": reason, "code": "TAB_QUARANTINED"}
+            if tab.owner is not None:
+                tab.owner.quarantine(tab, f"it navigated to a blocked URL ({reason})")
+
+    def verdict(self, url: str) -> str | None:
+        """None when a tab may rest on `url`, else why not."""
+        if url.startswith(INERT_DOCUMENTS) or url.startswith(("data:", "blob:")):
+            return None
+        try:
+            self.policy.check(url)
+        except POLICY_ERRORS as exc:
+            return exc.message
+        return None
 
     def _on_auth(self, tab: Tab, session: Session, params: dict) -> None:
         creds = tab.slots.get(CREDENTIALS_SLOT)
@@ -68,6 +99,15 @@ class NavigationGuard:
                         "password": creds.get("password", "")}
         session.try_call("Fetch.continueWithAuth", {"requestId": params["requestId"],
                                                     "authChallengeResponse": response})
+
+
+def _as_http(url: str) -> str:
+    """Websockets are judged by the host they reach, like their http(s) twins."""
+    if url.startswith("wss:"):
+        return "https:" + url[4:]
+    if url.startswith("ws:"):
+        return "http:" + url[3:]
+    return url
 
 
 def _policed(url: str) -> bool:

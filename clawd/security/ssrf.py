@@ -8,6 +8,8 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
+import threading
+import time
 import urllib.parse
 from dataclasses import dataclass
 from typing import Callable
@@ -141,6 +143,43 @@ class NavigationPolicy:
             # the resolver's own words stay out of the message: they may name internal servers
             raise errors.HostUnresolved(f"{host} does not resolve (failing closed)")
         return list(dict.fromkeys(_answer_address(a) for a in answers))
+
+
+class CachedResolver:
+    """A resolver that remembers answers for `ttl` seconds (failures for `negative_ttl`), so a
+    page with fifty requests to one host waits on DNS once. Pinning is unaffected: the strict
+    proxy connects only to the addresses that were judged."""
+
+    def __init__(self, resolve: Resolver, *, ttl: float = 30.0, negative_ttl: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic, max_entries: int = 4096):
+        self._resolve = resolve
+        self._ttl, self._negative_ttl = ttl, negative_ttl
+        self._clock = clock
+        self._max = max_entries
+        self._lock = threading.Lock()
+        self._cache: dict[str, tuple[float, list[str] | None]] = {}
+
+    def __call__(self, host: str) -> list[str]:
+        now = self._clock()
+        with self._lock:
+            hit = self._cache.get(host)
+        if hit is not None and hit[0] > now:
+            if hit[1] is None:
+                raise errors.HostUnresolved(f"{host} does not resolve")
+            return list(hit[1])
+        try:
+            answers = list(self._resolve(host))
+        except (errors.HostUnresolved, OSError, UnicodeError):
+            self._store(host, now + self._negative_ttl, None)
+            raise
+        self._store(host, now + (self._ttl if answers else self._negative_ttl), answers or None)
+        return answers
+
+    def _store(self, host: str, until: float, answers: list[str] | None) -> None:
+        with self._lock:
+            if len(self._cache) >= self._max:
+                self._cache.clear()
+            self._cache[host] = (until, answers)
 
 
 def system_resolver(host: str) -> list[str]:

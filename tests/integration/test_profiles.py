@@ -153,3 +153,17 @@ def test_stop_and_start_keep_profile_data(clawd_home, site):
         assert value == "kept"
     finally:
         running.close()
+
+
+def test_remote_endpoint_that_points_elsewhere_is_refused(client, site):
+    import json as _json
+    from tests.support.site import answer
+    site.route("/json/version", lambda h: answer(h, 200, _json.dumps(
+        {"webSocketDebuggerUrl": "ws://192.0.2.10:9222/devtools/browser/x"}), "application/json"))
+    client.create_profile("steered", cdp_url=site.url(""))
+    try:
+        with pytest.raises(errors.CdpEndpointRefused) as caught:
+            client.open(site.url("/index.html"), profile="steered")
+        assert "192.0.2.10" in str(caught.value)
+    finally:
+        client.delete_profile("steered")

@@ -9,9 +9,9 @@ from clawd.server.service import Service
 
 
 class RunningService:
-    def __init__(self, config):
+    def __init__(self, config, *, resolver=None):
         self.config = config
-        self.service = Service(config)
+        self.service = Service(config, resolver=resolver)
         self.server = ClawdServer(self.service, "127.0.0.1", 0)
         self.url = f"http://127.0.0.1:{self.server.port}"
         self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1},
