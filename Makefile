@@ -28,7 +28,7 @@ $(STAMP): setup.cfg setup.py
 	touch $(STAMP)
 
 install-test: install
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,mcp]'
 
 install-bench: install-test
 	$(PY) -m pip install -q -e '.[bench]'

@@ -1,10 +1,54 @@
-"""`mcp`: serve clawd's tools to an MCP client over stdio (not wired yet)."""
+"""`mcp`: serve the browser tool to an MCP client over stdio (`--tools single|split`).
+
+The service is reached like any command's (--url, --token, cli.url); with --autostart (or
+cli.autostart) a local service is started when it does not answer, now and whenever it goes away.
+"""
 from __future__ import annotations
 
+from clawd import log
 from clawd.cli.commands import Invocation
 
 
 def mcp(inv: Invocation) -> int:
-    # TODO(lead): wire the MCP server here (clawd.mcp, tools per --tools single|split).
-    print("not implemented yet", file=inv.stderr)
-    return 1
+    from clawd.agent import mcp_server
+    if mcp_server.SDK_MISSING:
+        print(f"error: {mcp_server.SDK_MISSING}", file=inv.stderr)
+        return 1
+    from clawd.agent.tool import BrowserTool
+    # stdout is the protocol's: everything else goes to stderr, warnings only
+    log.configure("warning", stream=inv.stderr)
+    revive = _reviver(inv) if _autostart_wanted(inv) else None
+    if revive is not None:
+        _try_start(inv, revive)
+    runner = mcp_server.ToolRunner(BrowserTool(inv.client), revive=revive)
+    mcp_server.serve_stdio(runner, split=inv.args.tools == "split")
+    return 0
+
+
+def _autostart_wanted(inv: Invocation) -> bool:
+    if inv.args.autostart is not None:
+        return inv.args.autostart
+    return inv.config.cli.autostart
+
+
+def _reviver(inv: Invocation):
+    """A fresh tool on a service that answers: started when it does not (loopback URLs only)."""
+    from clawd.agent.tool import BrowserTool
+    from clawd.cli.main import ensure_service, launch_service
+
+    def revive() -> BrowserTool:
+        if ensure_service(inv.client, lambda: launch_service(inv)):
+            inv.client.close()
+            del inv.client      # a new service wrote a new $CLAWD_HOME/auth-token: read it again
+        return BrowserTool(inv.client)
+    return revive
+
+
+def _try_start(inv: Invocation, revive) -> None:
+    """Start the service up front so the first call is quick; a failure here is the first call's
+    to report, not a reason to leave the MCP client without its server."""
+    from clawd import errors
+    try:
+        revive()
+    except (errors.ClawdError, OSError) as exc:
+        print(f"clawd mcp: could not start the service: {exc}", file=inv.stderr)
