@@ -141,7 +141,7 @@ def parse(body: dict, *, evaluate_enabled: bool = True, depth: int = 1, where: s
     kind = body.get("kind")
     if kind is None or kind == "":
         raise errors.ActKindRequired(f"{where}kind is required: one of {', '.join(KINDS)}")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise E(f"{where}kind: unknown kind {kind!r}; one of {', '.join(KINDS)}")
     spec, required = KINDS[kind]
     if "selector" in body and kind != "wait":

@@ -46,7 +46,8 @@ class ConsoleWatch:
     def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
         messages = tab.slots.setdefault(MESSAGES_SLOT, RingBuffer(MESSAGES_CAPACITY))
         thrown = tab.slots.setdefault(ERRORS_SLOT, RingBuffer(ERRORS_CAPACITY))
-        session.on("Runtime.consoleAPICalled", lambda p: messages.append(console_entry(p)))
+        session.on("Runtime.consoleAPICalled",
+                   lambda p: messages.append(console_entry(with_previews(session, p))))
         session.on("Runtime.exceptionThrown", lambda p: thrown.append(error_entry(p["exceptionDetails"],
                                                                                   p.get("timestamp"))))
         session.on("Log.entryAdded", lambda p: _browser_entry(messages, p["entry"]))
@@ -187,6 +188,28 @@ def _substitute(spec: str, rest: list[dict]) -> str:
     if spec in ("%d", "%i") and isinstance(arg.get("value"), (int, float)):
         return str(int(arg["value"]))
     return remote_text(arg)
+
+
+PREVIEW_TIMEOUT = 1.0
+
+
+def with_previews(session: Session, params: dict) -> dict:
+    """Objects logged in a fresh renderer before Chromium re-enabled Runtime there (a cross-
+    process navigation) come without a preview; ask for one, so the same page always logs the
+    same text. Best effort: on any failure the description stays."""
+    for arg in params.get("args") or []:
+        if arg.get("type") == "object" and "preview" not in arg and arg.get("objectId") \
+                and arg.get("subtype") not in ("null", "error", "node", "regexp", "date"):
+            try:
+                answer = session.call("Runtime.callFunctionOn", {
+                    "objectId": arg["objectId"], "functionDeclaration": "function () { return this; }",
+                    "generatePreview": True}, timeout=PREVIEW_TIMEOUT)
+            except errors.ClawdError:
+                continue
+            preview = (answer.get("result") or {}).get("preview")
+            if preview:
+                arg["preview"] = preview
+    return params
 
 
 def remote_text(obj: dict) -> str:

@@ -13,10 +13,21 @@ def _where(tab) -> dict:
     return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id}
 
 
+FLUSH_TIMEOUT = 2.0
+
+
+def _watched_tab(req: Request):
+    """The tab, once every event that reached us before this request has been handled, so a
+    message the page logged before the call is in the answer."""
+    tab = req.tab()
+    tab.session.connection.events.flush(FLUSH_TIMEOUT)
+    return tab
+
+
 def console(req: Request) -> dict:
     a = req.args
     level = page_console.parse_level(a.get("level"))
-    tab = req.tab()
+    tab = _watched_tab(req)
     messages = page_console.messages(tab, min_level=level, clear=a.get("clear", False))
     if a.get("wrap"):
         messages = [{**m, "text": wrap_untrusted(m["text"], source="console")} for m in messages]
@@ -24,7 +35,7 @@ def console(req: Request) -> dict:
 
 
 def page_errors(req: Request) -> dict:
-    tab = req.tab()
+    tab = _watched_tab(req)
     found = page_console.page_errors(tab, clear=req.args.get("clear", False))
     if req.args.get("wrap"):
         found = [{**e, "message": wrap_untrusted(e["message"], source="console"),
@@ -33,7 +44,7 @@ def page_errors(req: Request) -> dict:
 
 
 def requests(req: Request) -> dict:
-    tab = req.tab()
+    tab = _watched_tab(req)
     log = tab.slots.get(network.LOG_SLOT)
     rows = log.requests(contains=req.args.get("filter"), clear=req.args.get("clear", False)) if log else []
     return {**_where(tab), "requests": rows}
