@@ -1,6 +1,7 @@
 """The in-page half of snapshots: the aria walker (page/js/*.js) in an isolated world of each
 frame, Chrome's own accessible names for the nodes whose names the walker cannot vouch for,
-and the splicing of iframe documents into their parent's text.
+closed shadow roots handed to the walker, and the splicing of iframe documents into their
+parent's text.
 
 Why a hybrid (measured, see bench/snapshot.py): Accessibility.getFullAXTree costs more than
 Playwright's whole snapshot on large pages (Chrome computes and serializes every node's name
@@ -20,6 +21,8 @@ from clawd.cdp.session import Session
 
 WORLD = "clawd"
 PIPELINE = 16   # getPartialAXTree calls in flight
+CLOSED_ROUNDS = 4   # nested closed shadow roots: one level per round
+GROUP = "clawd-snapshot"   # the object group of the handles a snapshot takes
 _SCRIPT: str | None = None
 
 
@@ -50,6 +53,7 @@ class Walk:
     prefix: str = ""
     selector: str | None = None
     deadline: float = 0.0
+    root: bool = False        # the snapshot's own document: one still loading is TabLoading
 
     def remaining(self) -> float:
         left = self.deadline - time.monotonic()
@@ -67,9 +71,10 @@ def world(session: Session, frame_id: str, timeout: float) -> int:
 
 
 def evaluate(session: Session, context_id: int, expression: str, timeout: float, *, by_value: bool = True):
-    reply = session.call("Runtime.evaluate", {"expression": expression, "contextId": context_id,
-                                              "returnByValue": by_value, "awaitPromise": False},
-                         timeout=timeout)
+    params = {"expression": expression, "contextId": context_id, "returnByValue": by_value, "awaitPromise": False}
+    if not by_value:
+        params["objectGroup"] = GROUP
+    reply = session.call("Runtime.evaluate", params, timeout=timeout)
     if "exceptionDetails" in reply:
         details = reply["exceptionDetails"]
         text = details.get("exception", {}).get("description") or details.get("text", "")
@@ -81,13 +86,14 @@ def evaluate(session: Session, context_id: int, expression: str, timeout: float,
 def walk_frame(walk: Walk, base: int) -> FrameText:
     """Snapshot one frame's document (not its iframes) into text and refs."""
     context = world(walk.session, walk.frame_id, walk.remaining())
-    options = json.dumps({"mode": walk.mode, "refPrefix": walk.prefix, "base": base, "selector": walk.selector})
-    built = evaluate(walk.session, context, f"globalThis.__clawd ? __clawd.build({options}) : null", walk.remaining())
-    if built is None:
-        evaluate(walk.session, context, script(), walk.remaining())
-        built = evaluate(walk.session, context, f"__clawd.build({options})", walk.remaining())
+    built = _build(walk, context, base)
     if built.get("error") == "selector":
         raise errors.SelectorNotFound(f"no element matches the selector {walk.selector!r}")
+    if built.get("error") == "badselector":
+        raise errors.InvalidRequest(f"selector {walk.selector!r} is not a valid CSS selector")
+    if built.get("error") == "loading":
+        raise errors.TabLoading("the tab is still loading its document (readyState is loading); "
+                                "wait for it (POST /wait) and take the snapshot again")
     names = chrome_names(walk, context) if built["pending"] else []
     rendered = built.get("rendered") or evaluate(
         walk.session, context, f"__clawd.render({json.dumps(names)}, {json.dumps(walk.mode == 'ai')})",
@@ -99,43 +105,97 @@ def walk_frame(walk: Walk, base: int) -> FrameText:
     return result
 
 
+def _build(walk: Walk, context: int, base: int) -> dict:
+    """__clawd.build, injecting the script on first use; while the page has elements that may
+    host closed shadow roots, those are looked at first (one nesting level per round)."""
+    def build(probe: bool) -> dict | None:
+        options = json.dumps({"mode": walk.mode, "refPrefix": walk.prefix, "base": base,
+                              "selector": walk.selector, "probe": probe, "root": walk.root})
+        return evaluate(walk.session, context, f"globalThis.__clawd ? __clawd.build({options}) : null",
+                        walk.remaining())
+
+    built = build(True)
+    if built is None:
+        evaluate(walk.session, context, script(), walk.remaining())
+        built = build(True)
+    for round_ in range(CLOSED_ROUNDS):
+        if not built.get("candidates"):
+            return built
+        attach_closed_roots(walk, context)
+        built = build(round_ + 1 < CLOSED_ROUNDS)
+    return built
+
+
+def attach_closed_roots(walk: Walk, context: int) -> int:
+    """Hand the walker the closed shadow roots of its candidate hosts: Chrome describes each
+    candidate (shadowRoots lists closed ones too) and resolves the root into clawd's world."""
+    session = walk.session
+    try:
+        hosts = _element_ids(walk, context, "__clawd.candidateElements()")
+        described = pipelined(session, [("DOM.describeNode", {"objectId": h, "depth": 0}) for h in hosts], walk)
+        attached = 0
+        for host, reply in zip(hosts, described):
+            roots = [r for r in ((reply or {}).get("node") or {}).get("shadowRoots", [])
+                     if r.get("shadowRootType") == "closed"]
+            if roots and _hand_root(walk, context, host, roots[0]["backendNodeId"]):
+                attached += 1
+        return attached
+    finally:
+        session.try_call("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
+
+
+def _hand_root(walk: Walk, context: int, host: str, backend_node_id: int) -> bool:
+    session = walk.session
+    root = session.try_call("DOM.resolveNode", {"backendNodeId": backend_node_id, "executionContextId": context,
+                                                "objectGroup": GROUP}, timeout=walk.remaining())
+    if not root:
+        return False
+    session.call("Runtime.callFunctionOn", {
+        "functionDeclaration": "function (root) { __clawd.closedRoots.set(this, root); }",
+        "objectId": host, "arguments": [{"objectId": root["object"]["objectId"]}]}, timeout=walk.remaining())
+    return True
+
+
+def _element_ids(walk: Walk, context: int, expression: str) -> list[str | None]:
+    """The object ids of the elements of the array `expression` returns, in order."""
+    array = evaluate(walk.session, context, expression, walk.remaining(), by_value=False)
+    props = walk.session.call("Runtime.getProperties", {"objectId": array["objectId"], "ownProperties": True},
+                              timeout=walk.remaining())["result"]
+    ids = {int(p["name"]): p["value"]["objectId"] for p in props
+           if p["name"].isdigit() and p.get("value", {}).get("objectId")}
+    return [ids.get(i) for i in range(max(ids) + 1 if ids else 0)]
+
+
 def chrome_names(walk: Walk, context: int) -> list[str | None]:
     """Chrome's accessible names of the pending nodes, in order (None where Chrome has none)."""
-    session = walk.session
-    array = evaluate(session, context, "__clawd.pendingElements()", walk.remaining(), by_value=False)
     try:
-        props = session.call("Runtime.getProperties", {"objectId": array["objectId"], "ownProperties": True},
-                             timeout=walk.remaining())["result"]
-        ids = {int(p["name"]): p["value"]["objectId"] for p in props
-               if p["name"].isdigit() and p.get("value", {}).get("objectId")}
-        count = max(ids) + 1 if ids else 0
-        return _partial_names(session, [ids.get(i) for i in range(count)], walk)
+        ids = _element_ids(walk, context, "__clawd.pendingElements()")
+        calls = [("Accessibility.getPartialAXTree", {"objectId": i, "fetchRelatives": False}) for i in ids]
+        return [_node_name((reply or {}).get("nodes") or [{}]) for reply in pipelined(walk.session, calls, walk)]
     finally:
-        session.try_call("Runtime.releaseObjectGroup", {"objectGroup": "console"})
-        session.try_call("Runtime.releaseObject", {"objectId": array["objectId"]})
+        walk.session.try_call("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
 
 
-def _partial_names(session: Session, object_ids: list[str | None], walk: Walk) -> list[str | None]:
-    """One getPartialAXTree per node, many in flight at once: the round trips overlap."""
-    def name_of(object_id: str | None) -> str | None:
-        if object_id is None:
+def pipelined(session: Session, calls: list[tuple[str, dict]], walk: Walk) -> list[dict | None]:
+    """Many calls in flight at once, so the round trips overlap; None where a call failed."""
+    def one(call: tuple[str, dict]) -> dict | None:
+        method, params = call
+        if any(value is None for value in params.values()):
             return None
         try:
-            reply = session.call("Accessibility.getPartialAXTree",
-                                 {"objectId": object_id, "fetchRelatives": False}, timeout=walk.remaining())
+            return session.call(method, params, timeout=walk.remaining())
         except errors.CdpError:
             return None
-        nodes = reply.get("nodes") or []
-        return _node_name(nodes[0]) if nodes else None
 
-    if len(object_ids) < 4:
-        return [name_of(object_id) for object_id in object_ids]
+    if len(calls) < 4:
+        return [one(call) for call in calls]
     with ThreadPoolExecutor(max_workers=PIPELINE, thread_name_prefix="ax-names") as pool:
-        return list(pool.map(name_of, object_ids))
+        return list(pool.map(one, calls))
 
 
-def _node_name(node: dict) -> str | None:
-    if node.get("ignored"):
+def _node_name(nodes: list[dict]) -> str | None:
+    node = nodes[0]
+    if not node or node.get("ignored"):
         return None
     name = node.get("name")
     return name.get("value") if name else None

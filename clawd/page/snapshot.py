@@ -4,6 +4,7 @@ The in-page walker and Chrome's names are in aria.py; text operations in ariatex
 from __future__ import annotations
 
 import re
+import threading
 import time
 from dataclasses import dataclass, replace
 
@@ -13,6 +14,8 @@ from clawd.page import aria, ariatext, refs as refstore
 DEFAULT_MAX_CHARS = 80000
 EFFICIENT = {"interactive": True, "compact": True, "depth": 6, "max_chars": 10000}
 MAX_FRAMES = 50
+LOCK_SLOT = "snapshot.lock"
+_CONTEXT_GONE = re.compile(r"context was destroyed|cannot find context|no frame with given id", re.I)
 
 
 @dataclass(frozen=True)
@@ -52,10 +55,34 @@ class Target:
 
 
 def take(tab, options: Options) -> dict:
-    """The response of GET /snapshot for format=ai."""
+    """The response of GET /snapshot for format=ai: within timeoutMs or RequestTimeout (408), a
+    page still loading its document TabLoading (409)."""
     opts = options.resolved()
     deadline = time.monotonic() + opts.timeout_ms / 1000
     tab.check_usable()
+    # the in-page walker keeps one snapshot's state between its two steps, and the ref store is
+    # per tab: two snapshots of one tab at once would interleave, so they take turns
+    lock = tab.slots.setdefault(LOCK_SLOT, threading.Lock())
+    if not lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+        raise errors.RequestTimeout(f"another snapshot of tab {tab.tab_id} did not finish within "
+                                    f"timeoutMs={opts.timeout_ms}")
+    try:
+        return _take(tab, opts, deadline)
+    except errors.CdpTimeout:
+        raise errors.RequestTimeout(f"the snapshot did not finish within timeoutMs={opts.timeout_ms} "
+                                    "(the page may be busy running script)") from None
+    except errors.CdpError as exc:
+        if tab.crashed:
+            raise errors.TabCrashed(f"tab {tab.tab_id} crashed; close it and open a new one") from None
+        if _CONTEXT_GONE.search(exc.message or ""):
+            raise errors.TabLoading("the tab is navigating: its document went away during the snapshot; "
+                                    "wait for the page to load and take it again") from None
+        raise
+    finally:
+        lock.release()
+
+
+def _take(tab, opts: Options, deadline: float) -> dict:
     store = refstore.store(tab)
     root = _root_target(tab, opts, store, deadline)
     mode = "ai" if opts.refs else "default"
@@ -166,7 +193,8 @@ def _walk_tree(tab, root: Target, opts: Options, mode: str, store, deadline: flo
 
     def walk(target: Target, selector: str | None) -> str:
         nonlocal counter
-        walk_opts = aria.Walk(target.session, target.frame_id, mode, target.prefix, selector, deadline)
+        walk_opts = aria.Walk(target.session, target.frame_id, mode, target.prefix, selector, deadline,
+                              root=target is root)
         try:
             result = aria.walk_frame(walk_opts, counter)
         except errors.CdpError as exc:

@@ -44,7 +44,20 @@ def _write_snapshot(inv: Invocation, result: dict, out: pathlib.Path) -> None:
 def find(inv: Invocation) -> None:
     a = inv.args
     result = inv.client.find(a.text, target_id=inv.target(), limit=a.limit)
-    output.emit(inv, result, output.render_find)
+    output.emit(inv, result, render_find)
+
+
+def render_find(result: dict) -> str:
+    """Each match under its ancestor lines, indented as in the snapshot; a blank line between."""
+    matches = result.get("matches") or []
+    if not matches:
+        return "(no matches)"
+    blocks = []
+    for match in matches:
+        path = match.get("path") or []
+        lines = ["  " * depth + ancestor for depth, ancestor in enumerate(path)]
+        blocks.append("\n".join(lines + ["  " * len(path) + match["line"]]))
+    return "\n\n".join(blocks)
 
 
 def screenshot(inv: Invocation) -> None:

@@ -4,7 +4,7 @@
 // Used so that clawd's aria text reads exactly as Playwright's; clawd's own glue is in snapshot.js.
 // Evaluated once per isolated world; defines the functions snapshot.js calls.
 function hasPointerCursor(ariaNode) {
-  return ariaNode.box.cursor === "pointer";
+  return ariaNode.box.cursor === "pointer" || clawdPromoted(ariaNode);  // clawd: DESIGN §7 promoted clickables
 }
 // packages/isomorphic/stringUtils.ts
 function escapeWithQuotes(text, char = "'") {
@@ -2479,10 +2479,12 @@ function innerAccumulatedElementText(element, options) {
       for (const child of assignedNodes)
         visit(child, false);
     } else {
-      for (let child = element.firstChild; child; child = child.nextSibling)
+      const closedRoot = element.shadowRoot ? null : clawdClosedRoot(element);  // clawd: closed shadow roots
+      for (let child = element.firstChild; child && !closedRoot; child = child.nextSibling)
         visit(child, true);
-      if (element.shadowRoot) {
-        for (let child = element.shadowRoot.firstChild; child; child = child.nextSibling)
+      const shadowRoot = element.shadowRoot || closedRoot;
+      if (shadowRoot) {
+        for (let child = shadowRoot.firstChild; child; child = child.nextSibling)
           visit(child, true);
       }
       for (const owned of getIdRefs(element, element.getAttribute("aria-owns")))
@@ -2833,12 +2835,14 @@ function generateAriaTree(rootElement, publicOptions) {
       for (const child of assignedNodes)
         visit(ariaNode, child, parentElementVisible);
     } else {
-      for (let child = element.firstChild; child; child = child.nextSibling) {
+      const closedRoot = element.shadowRoot ? null : clawdClosedRoot(element);  // clawd: closed shadow roots
+      for (let child = element.firstChild; child && !closedRoot; child = child.nextSibling) {
         if (!child.assignedSlot)
           visit(ariaNode, child, parentElementVisible);
       }
-      if (element.shadowRoot) {
-        for (let child = element.shadowRoot.firstChild; child; child = child.nextSibling)
+      const shadowRoot = element.shadowRoot || closedRoot;
+      if (shadowRoot) {
+        for (let child = shadowRoot.firstChild; child; child = child.nextSibling)
           visit(ariaNode, child, parentElementVisible);
       }
     }
@@ -2895,7 +2899,7 @@ function toAriaNode(element, options, nameSourceElements) {
   const role = (_a = getAriaRole(element)) != null ? _a : defaultRole;
   if (!role || role === "presentation" || role === "none")
     return null;
-  const name = getElementAccessibleName(element, false);
+  const name = clawdKnownName(element, role) || getElementAccessibleName(element, false);  // clawd: skip names Chrome leaves empty
   const receivesPointerEvents2 = receivesPointerEvents(element);
   const box = computeBox(element);
   if (role === "generic" && box.inline && element.childNodes.length === 1 && element.childNodes[0].nodeType === Node.TEXT_NODE)

@@ -9,17 +9,92 @@ const clawd = globalThis.__clawd = {
   last: 0,                  // highest ref number minted (the tab's counter, passed in)
   snapshot: null,
   pending: [],
+  closedRoots: new WeakMap(),  // host -> its closed shadow root, handed in by Python (DOM.resolveNode)
+  probed: new WeakSet(),       // elements Python already looked at for a closed shadow root
+  candidates: [],
 };
 
 const PHRASING = new Set(["b", "i", "em", "strong", "span", "small", "code", "abbr", "sup", "sub",
   "mark", "u", "s", "time", "bdi", "bdo", "cite", "dfn", "kbd", "q", "samp", "var", "font", "wbr"]);
 const NTH_UNNAMED = new Set(["button", "checkbox", "combobox", "link", "listbox", "radio", "searchbox",
   "slider", "spinbutton", "switch", "textbox", "iframe"]);
+// Roles Chrome names from their content where Playwright does not (the refs map wants Chrome's).
+const CHROME_CONTENT_NAMED = new Set(["term"]);
+// Inside a name from content, these children add their own content to it (Chrome and Playwright alike)
+const CONTENT_CONTROLS = new Set(["a", "button"]);
+const PLAIN_ATTRIBUTES = new Set(["class", "style", "dir", "lang", "id", "href", "type", "name", "target", "rel"]);
 const FORM_CONTROLS = new Set(["input", "textarea", "select"]);
 const NEVER_SIMPLE = new Set(["img", "area", "svg", "object", "embed", "fieldset", "figure", "table",
   "output", "meter", "progress", "iframe", "frame", "canvas", "video", "audio", "math", "summary", "details"]);
 const TEXT_INPUTS = new Set(["", "text", "email", "tel", "url", "search", "password", "number",
   "checkbox", "radio"]);
+
+// Elements that may host a closed shadow root: an isolated world cannot see one (shadowRoot is
+// null), so Python asks DOM.describeNode about these few and hands the roots back. A candidate
+// is a custom or shadow-capable element that is empty yet has a box, or with a child outside the
+// flat tree (no computed style: unslotted content of a shadow host). Not found: a closed host
+// whose children are all slotted (nothing in the page tells it from a plain element).
+const SHADOW_HOSTS = new Set(["article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3",
+  "h4", "h5", "h6", "header", "main", "nav", "p", "section", "span"]);
+
+function clawdClosedRoot(element) {
+  return clawd.closedRoots.get(element) || null;
+}
+
+function mayHostClosedRoot(element) {
+  const name = element.localName;
+  if (!name.includes("-") && !SHADOW_HOSTS.has(name))
+    return false;
+  if (element.firstElementChild) {
+    for (let child = element.firstElementChild; child; child = child.nextElementSibling) {
+      if (getElementComputedStyle(child).display === "")
+        return true;
+    }
+    return false;
+  }
+  if (element.firstChild)
+    return false;
+  const box = element.getBoundingClientRect();
+  return box.width > 0 && box.height > 0;
+}
+
+function closedRootCandidates(root) {
+  const found = [];
+  const scan = (top) => {
+    const walker = document.createTreeWalker(top, NodeFilter.SHOW_ELEMENT);
+    for (let element = walker.nextNode(); element; element = walker.nextNode()) {
+      const shadow = element.shadowRoot || clawd.closedRoots.get(element);
+      if (shadow)
+        scan(shadow);
+      else if (!clawd.probed.has(element) && mayHostClosedRoot(element))
+        found.push(element);
+    }
+  };
+  scan(root);
+  return found;
+}
+
+clawd.candidateElements = function () {
+  const found = clawd.candidates;
+  clawd.candidates = [];
+  return found;
+};
+
+// A node without a role of its own that is clickable all the same (onclick, a tabindex that puts
+// it in the tab order, an editing host) prints `[cursor=pointer]` like a cursor:pointer one.
+function clawdPromoted(node) {
+  if (node.role !== "generic")
+    return false;
+  const element = ariaNodeElement(node);
+  if (!element || !element.getAttribute)
+    return false;
+  if (element.hasAttribute("onclick"))
+    return true;
+  const tabindex = element.getAttribute("tabindex");
+  if (tabindex !== null && tabindex.trim() !== "" && Number(tabindex) >= 0)
+    return true;
+  return element.isContentEditable && !(element.parentElement && element.parentElement.isContentEditable);
+}
 
 function clawdMintRef(element, node, options) {
   let binding = clawd.bindings.get(element);
@@ -32,23 +107,51 @@ function clawdMintRef(element, node, options) {
 
 // Whether the name computed here is certainly the one Chrome computes; if not, Python asks
 // Chrome (Accessibility.getPartialAXTree) for it. Conservative: anything unusual asks Chrome.
+// Names known without computing them: Chrome does not name a table row (<tr>) from its cells
+// (Playwright does; see tests/integration/test_snapshot_peer.py), and a row's content is the most
+// expensive name there is to compute.
+// Plain structural elements whose role takes no name from content are nameless unless an
+// attribute names them, in both Chrome and Playwright: computing their names is skipped too.
+const EMPTY_NAME = { text: "", elements: [] };
+const UNNAMED_TAGS = new Set(["div", "span", "p", "ul", "ol", "li", "dl", "dd", "tbody", "thead", "tfoot",
+  "em", "strong", "b", "i", "u", "s", "small", "code", "pre", "blockquote", "mark", "main", "nav", "header",
+  "footer", "aside", "article", "section", "form", "label", "br", "hr"]);
+function clawdKnownName(element, role) {
+  if (element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby") || element.hasAttribute("title"))
+    return null;
+  if (role === "row" && element.localName === "tr")
+    return EMPTY_NAME;
+  if (UNNAMED_TAGS.has(element.localName) && !allowsNameFromContent(role, false) && role !== "term")
+    return EMPTY_NAME;
+  return null;
+}
+
 function clawdNoteName(node, element, name) {
-  node.certain = nameIsCertain(element, node.role, node.name);
+  node.certain = !!clawdKnownName(element, node.role) || nameIsCertain(element, node.role, node.name);
+  node.fullName = node.name;   // Playwright's ai mode may blank a printed name; the refs map keeps it
 }
 
 function nameIsCertain(element, role, name) {
-  if (element.hasAttribute("aria-labelledby") || element.hasAttribute("title"))
+  if (element.hasAttribute("aria-labelledby"))
+    return false;
+  // a title names an element only when nothing else does (Chrome and Playwright alike)
+  const title = element.getAttribute("title");
+  if (title !== null && (FORM_CONTROLS.has(element.localName) || !name || name === normalizeWhiteSpace(title)))
+    return false;
+  if (element.localName === "option" && element.hasAttribute("label"))
     return false;
   const label = element.getAttribute("aria-label");
   if (label && label.trim())
     return !FORM_CONTROLS.has(element.localName) || element.localName !== "select";
   const tag = element.localName;
-  if (NEVER_SIMPLE.has(tag) || element.shadowRoot)
+  if (NEVER_SIMPLE.has(tag) || element.shadowRoot || clawdClosedRoot(element))
     return false;
   if (FORM_CONTROLS.has(tag))
     return controlNameIsCertain(element);
   if (tag === "button" || allowsNameFromContent(role, false))
     return plainContent(element);
+  if (CHROME_CONTENT_NAMED.has(role))
+    return false;
   return name === "";
 }
 
@@ -84,16 +187,18 @@ function hasPlainStyle(element) {
 }
 
 function plainContent(element) {
-  if (element.shadowRoot || element.localName === "slot" || element.hasAttribute("aria-owns"))
+  if (element.shadowRoot || clawdClosedRoot(element) || element.localName === "slot" || element.hasAttribute("aria-owns"))
     return false;
   if (!hasPlainStyle(element))
     return false;
   for (let child = element.firstChild; child; child = child.nextSibling) {
     if (child.nodeType !== Node.ELEMENT_NODE)
       continue;
-    if (!PHRASING.has(child.localName) || !plainAttributes(child))
+    const control = CONTENT_CONTROLS.has(child.localName);
+    if (!(control || PHRASING.has(child.localName)) || !plainAttributes(child))
       return false;
-    if (getElementComputedStyle(child).display !== "inline" || !plainContent(child))
+    const display = getElementComputedStyle(child).display;
+    if (!(display === "inline" || (control && display === "inline-block")) || !plainContent(child))
       return false;
   }
   return true;
@@ -101,7 +206,7 @@ function plainContent(element) {
 
 function plainAttributes(element) {
   for (const attr of element.attributes) {
-    if (attr.name !== "class" && attr.name !== "style" && attr.name !== "dir" && attr.name !== "lang")
+    if (!PLAIN_ATTRIBUTES.has(attr.name))
       return false;
   }
   return true;
@@ -113,30 +218,68 @@ function clawdRoot(selector) {
   return document.querySelector(selector);
 }
 
+// Where the time of the last build and render went (ms), for bench/snapshot.py --profile.
+clawd.timings = {};
+function clawdClock() {
+  let last = performance.now();
+  return (label) => {
+    const now = performance.now();
+    clawd.timings[label] = now - last;
+    last = now;
+  };
+}
+
 // Step 1: build and distill the tree; list the printed names Chrome must supply.
 clawd.build = function (options) {
   clawd.last = Math.max(clawd.last, options.base || 0);
-  const root = clawdRoot(options.selector);
+  if (options.root && document.readyState === "loading")
+    return { error: "loading" };
+  let root;
+  try {
+    root = clawdRoot(options.selector);
+  } catch (e) {
+    return { error: "badselector" };
+  }
   if (!root)
     return { error: "selector" };
+  beginAriaCaches();   // the scan's style lookups are the walker's: computed once
+  try {
+    return clawdBuild(root, options);
+  } finally {
+    endAriaCaches();
+  }
+};
+
+function clawdBuild(root, options) {
+  const clock = clawdClock();
+  const candidates = options.probe ? closedRootCandidates(document.documentElement) : [];
+  clock("scan");
+  if (candidates.length) {
+    candidates.forEach((element) => clawd.probed.add(element));
+    clawd.candidates = candidates;
+    return { candidates: candidates.length };
+  }
   const publicOptions = { mode: options.mode, refPrefix: options.refPrefix || "" };
   const snapshot = generateAriaTree(root, publicOptions);
+  clock("generate");
   distillAriaSnapshot(snapshot, publicOptions);
+  clock("distill");
   clawd.snapshot = { snapshot, publicOptions };
   clawd.pending = [];
   const visit = (node) => {
     if (typeof node === "string")
       return;
-    if (node.name && node.certain === false)
+    if (node.certain === false && (node.name || node.ref))
       clawd.pending.push(node);
     node.children.forEach(visit);
   };
   visit(snapshot.root);
+  clock("pending");
   const page = [location.href, document.title, document.readyState, document.baseURI];
   if (!clawd.pending.length)
     return { pending: 0, page, rendered: clawd.render([], options.mode === "ai") };
   return { pending: clawd.pending.length, page };
-};
+}
 
 clawd.pendingElements = function () {
   return clawd.pending.map(ariaNodeElement);
@@ -146,13 +289,21 @@ clawd.pendingElements = function () {
 clawd.render = function (names, withNth) {
   const { snapshot, publicOptions } = clawd.snapshot;
   (names || []).forEach((name, i) => {
-    if (name !== null && name !== undefined)
-      clawd.pending[i].name = normalizeWhiteSpace(name);
+    if (name === null || name === undefined)
+      return;
+    const node = clawd.pending[i];
+    node.fullName = normalizeWhiteSpace(name);
+    if (node.name)
+      node.name = node.fullName;
   });
   clawd.pending = [];
+  const clock = clawdClock();
   const refs = collectRefs(snapshot.root, withNth);
+  clock("refs");
   const { json, iframeDepths } = renderAriaTreeAsJSON(snapshot, publicOptions);
+  clock("json");
   const text = renderAriaSnapshotAsYaml(json);
+  clock("yaml");
   clawd.snapshot = null;
   return { text, refs, iframes: Object.keys(iframeDepths), last: clawd.last };
 };
@@ -167,12 +318,13 @@ function collectRefs(root, withNth) {
     if (node.ref) {
       const element = ariaNodeElement(node);
       clawd.refs.set(node.ref, element);
-      const key = node.role + "\u0000" + node.name;
+      const name = node.fullName === undefined ? node.name : node.fullName;
+      const key = node.role + "\u0000" + name;
       const nth = seen.get(key) || 0;
       seen.set(key, nth + 1);
-      if (withNth && nth && (node.name || NTH_UNNAMED.has(node.role)))
+      if (withNth && nth && (name || NTH_UNNAMED.has(node.role)))
         node.nth = nth;
-      refs.push([node.ref, node.role, node.name, node.nth || 0, hasPointerCursor(node) ? 1 : 0]);
+      refs.push([node.ref, node.role, name, node.nth || 0, hasPointerCursor(node) ? 1 : 0]);
     }
     node.children.forEach(visit);
   };

@@ -1,0 +1,74 @@
+"""Cross-origin iframes in their own renderer process (OOPIF): a dedicated service whose
+Chromium isolates every site and maps other.test to 127.0.0.1, so the fixture site's pages
+under that name are another site."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from clawd.page.refs import resolve_ref
+from tests.support.browser import ENV_FLAGS, require_chromium, service_config
+from tests.support.service import RunningService
+
+OTHER = "other.test"
+
+
+@pytest.fixture(scope="module")
+def isolated(tmp_path_factory):
+    require_chromium()
+    config = service_config(tmp_path_factory.mktemp("clawd-oopif"), extra={"browser": {
+        "extraArgs": [*ENV_FLAGS, "--site-per-process", f"--host-resolver-rules=MAP {OTHER} 127.0.0.1"],
+        "ssrfPolicy": {"allowedHostnames": ["127.0.0.1", OTHER]},
+    }})
+    running = RunningService(config, resolver=lambda host: ["127.0.0.1"] if host in (OTHER, "127.0.0.1") else [])
+    client = running.client()
+    client.start()
+    yield running, client
+    client.close()
+    running.close()
+
+
+def live_tab(running, tab_id):
+    return next(t for t in running.service.runtime(None).browser.tabs() if t.tab_id == tab_id)
+
+
+def test_out_of_process_iframe_refs_are_nested_and_resolve(isolated, site):
+    running, client = isolated
+    tab_id = client.open(site.url("/snapshot/oopif.html"))["tabId"]
+    live = live_tab(running, tab_id)
+    children = live.child_sessions()
+    assert len(children) == 1, "the cross-site frame must be an out-of-process target"
+    child_session = next(iter(children.values()))
+
+    body = client.request("GET", "/snapshot", params={"targetId": tab_id})
+    text = body["snapshot"]
+    found = re.search(r'( *)- iframe \[ref=(e\d+)\]:\n\1  - generic \[ref=f\d+e\d+\]:\n'
+                      r'\1    - button "Inside" \[ref=(f\d+e\d+)\]\n'
+                      r'\1    - link "Child link" \[ref=(f\d+e\d+)\] \[cursor=pointer\]:\n\1      - /url: /c', text)
+    assert found, text
+    iframe_ref, inside_ref, link_ref = found.group(2), found.group(3), found.group(4)
+    assert body["refs"][inside_ref] == {"role": "button", "name": "Inside"}
+    assert inside_ref[:inside_ref.index("e")] == link_ref[:link_ref.index("e")]
+
+    resolved = resolve_ref(live, inside_ref)
+    assert resolved.session is child_session and resolved.role == "button"
+    node = child_session.call("DOM.describeNode", {"backendNodeId": resolved.backend_node_id})["node"]
+    assert node["nodeName"] == "BUTTON"
+
+    inner = client.request("GET", "/snapshot", params={"targetId": tab_id, "frame": iframe_ref})["snapshot"]
+    assert f'- button "Inside" [ref={inside_ref}]' in inner and "Outer" not in inner
+    client.close_tab(tab_id)
+
+
+def test_out_of_process_iframe_refs_stay_across_snapshots_and_act(isolated, site):
+    running, client = isolated
+    tab_id = client.open(site.url("/snapshot/oopif.html"))["tabId"]
+    first = client.request("GET", "/snapshot", params={"targetId": tab_id})["refs"]
+    second = client.request("GET", "/snapshot", params={"targetId": tab_id})["refs"]
+    assert first == second
+    link = next(ref for ref, info in second.items() if info["name"] == "Child link")
+    assert re.fullmatch(r"f\d+e\d+", link)
+    found = client.request("GET", "/snapshot/find", params={"targetId": tab_id, "text": "Child link"})
+    assert found["matches"][0]["ref"] == link and any(p.startswith("- iframe") for p in found["matches"][0]["path"])
+    client.close_tab(tab_id)

@@ -1,0 +1,39 @@
+"""Names in snapshots are Chrome's own accessible names: every named ref of a page of varied
+elements is resolved to its node and compared with Accessibility.getPartialAXTree's name."""
+from __future__ import annotations
+
+from collections import Counter
+
+from clawd.page.refs import resolve_ref
+
+
+def live_tab(service, tab_id):
+    return next(t for t in service.service.runtime(None).browser.tabs() if t.tab_id == tab_id)
+
+
+def chrome_name(resolved) -> str:
+    reply = resolved.session.call("Accessibility.getPartialAXTree",
+                                  {"backendNodeId": resolved.backend_node_id, "fetchRelatives": False})
+    node = reply["nodes"][0]
+    return (node.get("name") or {}).get("value", "")
+
+
+def test_names_of_fifty_varied_elements_are_chromes(client, site, tab, service):
+    client.navigate(site.url("/snapshot/names.html"), target_id=tab["tabId"])
+    body = client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "maxChars": 0})
+    live = live_tab(service, tab["tabId"])
+    compared, roles, mismatches = 0, Counter(), []
+    for ref, info in body["refs"].items():
+        resolved = resolve_ref(live, ref)
+        theirs = chrome_name(resolved)
+        if info["name"] or theirs:
+            compared += 1
+            roles[info["role"]] += 1
+            if info["name"] != theirs:
+                mismatches.append((ref, info["role"], info["name"], theirs))
+    assert mismatches == [], "\n".join(map(repr, mismatches))
+    assert compared >= 50, compared
+    for role in ("button", "link", "textbox", "heading", "cell", "columnheader", "option", "group", "img",
+                 "checkbox", "radio", "combobox", "listbox", "tab", "menuitem", "region", "navigation"):
+        assert roles[role] >= 1, f"no named {role} compared: {sorted(roles)}"
+    assert len(roles) >= 20, sorted(roles)
