@@ -55,6 +55,10 @@ class Pending:
             raise self._reply.error
         return self._reply.result
 
+    def discard(self) -> None:
+        """Nobody will wait for this reply: drop it from the pending table."""
+        self._connection._forget(self._call_id)
+
 
 class Connection:
     def __init__(self, url: str, *, ws_factory: WsFactory = default_ws_factory,

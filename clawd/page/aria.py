@@ -13,14 +13,12 @@ from __future__ import annotations
 import importlib.resources
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from clawd import errors
 from clawd.cdp.session import Session
 
 WORLD = "clawd"
-PIPELINE = 16   # getPartialAXTree calls in flight
 CLOSED_ROUNDS = 4   # nested closed shadow roots: one level per round
 GROUP = "clawd-snapshot"   # the object group of the handles a snapshot takes
 _SCRIPT: str | None = None
@@ -177,20 +175,28 @@ def chrome_names(walk: Walk, context: int) -> list[str | None]:
 
 
 def pipelined(session: Session, calls: list[tuple[str, dict]], walk: Walk) -> list[dict | None]:
-    """Many calls in flight at once, so the round trips overlap; None where a call failed."""
-    def one(call: tuple[str, dict]) -> dict | None:
-        method, params = call
-        if any(value is None for value in params.values()):
-            return None
-        try:
-            return session.call(method, params, timeout=walk.remaining())
-        except errors.CdpError:
-            return None
+    """Every call sent at once, then the replies collected in order, so the round trips overlap;
+    None where a call failed."""
+    sent = [None if any(v is None for v in params.values()) else session.send(method, params)
+            for method, params in calls]
+    out: list[dict | None] = []
+    try:
+        for pending in sent:
+            out.append(_reply_or_none(pending, walk))
+    finally:
+        for pending in sent[len(out):]:   # timed out: nobody waits for the rest
+            if pending is not None:
+                pending.discard()
+    return out
 
-    if len(calls) < 4:
-        return [one(call) for call in calls]
-    with ThreadPoolExecutor(max_workers=PIPELINE, thread_name_prefix="ax-names") as pool:
-        return list(pool.map(one, calls))
+
+def _reply_or_none(pending, walk: Walk) -> dict | None:
+    if pending is None:
+        return None
+    try:
+        return pending.result(walk.remaining())
+    except errors.CdpError:
+        return None
 
 
 def _node_name(nodes: list[dict]) -> str | None:
