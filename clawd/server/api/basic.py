@@ -18,6 +18,8 @@ def _extra_status(req: Request, runtime) -> dict:
     """Per-tab settings and counters the page modules report (emulation, buffers)."""
     report = {}
     browser = runtime.browser if runtime.running() else None
+    if browser is not None:   # counters include every event that reached us before this request
+        browser.connection.events.flush(2.0)
     for hook in req.service.hooks:
         describe = getattr(hook, "describe", None)
         if describe is not None and browser is not None:
