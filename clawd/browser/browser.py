@@ -28,12 +28,16 @@ class TabHook(Protocol):
 
 class Browser:
     def __init__(self, connection: Connection, *, profile: str, max_tabs: int | None = None,
-                 hooks: Iterable[TabHook] = (), id_counter: Iterable[int] | None = None):
+                 hooks: Iterable[TabHook] = (), id_counter: Iterable[int] | None = None,
+                 window_per_tab: bool = False):
         self.connection = connection
         self.profile = profile
         self.max_tabs = max_tabs
         self.root = Session(connection)
         self.hooks = list(hooks)
+        # headless: each tab its own window, so no tab is ever a background tab (headless Chromium
+        # often never answers a screenshot of one); a person never sees these windows
+        self.window_per_tab = window_per_tab
         self._ids = id_counter or itertools.count(1)
         self._tabs: dict[str, Tab] = {}           # raw targetId -> Tab
         self._changed = threading.Condition(threading.RLock())
@@ -202,7 +206,8 @@ class Browser:
         if label is not None:
             self._check_label(label)
         self._make_room()
-        target_id = self.root.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        target_id = self.root.call("Target.createTarget", {"url": "about:blank",
+                                                           "newWindow": self.window_per_tab})["targetId"]
         tab = self.wait_for_tab(target_id)
         tab.label = label
         return self.use(tab)

@@ -108,7 +108,8 @@ class BrowserRuntime:
         try:
             connection = self._open(ws_url)
             browser = Browser(connection, profile=self.profile.name, hooks=self.hooks,
-                              max_tabs=self.config.max_tabs if self.managed else None, id_counter=self._ids)
+                              max_tabs=self.config.max_tabs if self.managed else None, id_counter=self._ids,
+                              window_per_tab=self.managed and bool(self.headless))
             browser.setup()
         except Exception:
             self._kill_launched()

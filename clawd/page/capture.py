@@ -5,6 +5,9 @@ from __future__ import annotations
 import base64
 import pathlib
 import struct
+import threading
+import time
+import weakref
 
 from clawd import errors
 from clawd.browser.tab import Tab
@@ -13,6 +16,8 @@ MAX_SIDE = 2000
 MAX_BYTES = 5 * 1024 * 1024
 JPEG_QUALITIES = (85, 70, 55, 40)
 PDF_CHUNK = 1 << 20
+_CAPTURE_LOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # per browser
+_LOCKS_GUARD = threading.Lock()
 
 
 def screenshot(tab: Tab, *, full_page: bool = False, clip: dict | None = None, type: str = "png",
@@ -38,8 +43,39 @@ def screenshot(tab: Tab, *, full_page: bool = False, clip: dict | None = None, t
 
 
 def _capture(tab: Tab, params: dict, timeout: float) -> bytes:
-    answer = tab.session.call("Page.captureScreenshot", params, timeout=timeout)
+    # Headless Chromium often never answers Page.captureScreenshot for a background tab (5 of 15
+    # calls hung here, sequentially); a tab brought to the front always answered. Tabs clawd opens
+    # headless have a window each and are visible; a hidden one (a popup opened behind its opener)
+    # is brought to the front first, one capture of a browser at a time so no other comes forward.
+    deadline = time.monotonic() + timeout
+    if _visible(tab, timeout):
+        answer = tab.session.call("Page.captureScreenshot", params, timeout=timeout)
+        return base64.b64decode(answer["data"])
+    lock = _capture_lock(tab)
+    if not lock.acquire(timeout=timeout):
+        raise errors.CdpTimeout(f"screenshots of other tabs held tab {tab.tab_id} back for {timeout:g} s")
+    try:
+        tab.session.call("Page.bringToFront", timeout=_left(deadline))
+        answer = tab.session.call("Page.captureScreenshot", params, timeout=_left(deadline))
+    finally:
+        lock.release()
     return base64.b64decode(answer["data"])
+
+
+def _visible(tab: Tab, timeout: float) -> bool:
+    answer = tab.session.call("Runtime.evaluate", {"expression": "document.visibilityState",
+                                                   "returnByValue": True}, timeout=timeout)
+    return (answer.get("result") or {}).get("value") == "visible"
+
+
+def _capture_lock(tab: Tab) -> threading.Lock:
+    owner = tab.owner if tab.owner is not None else tab
+    with _LOCKS_GUARD:
+        return _CAPTURE_LOCKS.setdefault(owner, threading.Lock())
+
+
+def _left(deadline: float) -> float:
+    return max(0.1, deadline - time.monotonic())
 
 
 def _scale_for(box: dict, max_side: int = MAX_SIDE) -> float:

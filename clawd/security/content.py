@@ -37,8 +37,9 @@ _MARKER = re.compile(
     r"(?P<open><[\s<]*)?"
     rf"(?P<end>END{_SEP})?"
     rf"EXTERNAL(?P<s1>{_SEP})UNTRUSTED(?P<s2>{_SEP})CONTENT"
-    r"""(?P<id>\s*ID\s*[=:]\s*["']?[^"'<>\s]*["']?)?"""
-    r"(?P<close>[\s\"']*>+)?"
+    # quotes may arrive backslash-escaped: snapshot names are JSON-quoted
+    r"""(?P<id>\s*ID\s*[=:]\s*\\?["']?[^"'<>\s\\]*\\?["']?)?"""
+    r"(?P<close>[\s\"'\\]*>+)?"
 )
 
 # (name, words one of which must appear in the folded text, pattern): the cheap substring test
