@@ -7,6 +7,7 @@ import pytest
 from tests.support.browser import require_chromium, service_config
 from tests.support.service import RunningService
 from tests.support.site import Site
+from tests.support.tabs import opened_tab
 
 
 @pytest.fixture(scope="session")
@@ -40,9 +41,5 @@ def client(service):
 @pytest.fixture
 def tab(client, site):
     """A fresh tab on the site's index page; closed after the test."""
-    opened = client.open(site.url("/index.html"))
-    yield opened
-    try:
-        client.close_tab(opened["tabId"])
-    except Exception:
-        pass
+    with opened_tab(client, site.url("/index.html")) as opened:
+        yield opened

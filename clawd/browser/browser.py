@@ -6,7 +6,7 @@ import itertools
 import logging
 import threading
 import time
-from typing import Callable, Iterable, Protocol
+from typing import Iterable, Protocol
 
 from clawd import errors
 from clawd.browser.tab import Tab

@@ -246,7 +246,7 @@ def _run_one(ctx: Context, action: Action) -> dict:
         blocked = True
     except errors.CdpTimeout:
         raise errors.ActTimeout(f"{action.kind} did not finish within its timeout") from None
-    except errors.CdpError as exc:
+    except errors.CdpError:
         if tab.closed.is_set() or tab.crashed:
             tab.check_usable()
         raise

@@ -11,6 +11,7 @@ import weakref
 
 from clawd import errors
 from clawd.browser.tab import Tab
+from clawd.page.iostream import copy_stream
 
 MAX_SIDE = 2000
 MAX_BYTES = 5 * 1024 * 1024
@@ -170,17 +171,5 @@ def pdf(tab: Tab, out: pathlib.Path, *, timeout: float = 60.0, **options) -> int
     except errors.CdpError as exc:
         raise errors.ClawdError(f"printing to PDF failed: {exc.message} (PDF needs headless Chromium)",
                                 ) from None
-    size = 0
-    try:
-        with open(out, "wb") as sink:
-            while True:
-                chunk = tab.session.call("IO.read", {"handle": handle, "size": PDF_CHUNK}, timeout=timeout)
-                data = chunk.get("data", "")
-                piece = base64.b64decode(data) if chunk.get("base64Encoded") else data.encode("latin-1")
-                sink.write(piece)
-                size += len(piece)
-                if chunk.get("eof"):
-                    break
-    finally:
-        tab.session.try_call("IO.close", {"handle": handle})
-    return size
+    with open(out, "wb") as sink:
+        return copy_stream(tab.session, handle, sink, chunk_size=PDF_CHUNK, timeout=timeout)

@@ -3,7 +3,6 @@ trace streamed chunk by chunk through IO.read into a file under $CLAWD_HOME/trac
 whole in memory). The file is Chrome's JSON trace format: load it in DevTools' Performance panel."""
 from __future__ import annotations
 
-import base64
 import os
 import pathlib
 import secrets
@@ -11,6 +10,7 @@ import time
 
 from clawd import errors
 from clawd.browser.tab import Tab
+from clawd.page.iostream import copy_stream
 from clawd.security.paths import confine
 
 TRACE_SLOT = "tracing"
@@ -63,17 +63,5 @@ def trace_path(root: pathlib.Path, path: str | None) -> pathlib.Path:
 
 def _stream_to_file(session, handle: str, target: pathlib.Path) -> int:
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-    size = 0
-    try:
-        with os.fdopen(os.open(target, flags, 0o600), "wb") as out:
-            while True:
-                chunk = session.call("IO.read", {"handle": handle, "size": READ_CHUNK})
-                data = chunk.get("data", "")
-                raw = base64.b64decode(data) if chunk.get("base64Encoded") else data.encode("utf-8")
-                out.write(raw)
-                size += len(raw)
-                if chunk.get("eof"):
-                    break
-    finally:
-        session.try_call("IO.close", {"handle": handle})
-    return size
+    with os.fdopen(os.open(target, flags, 0o600), "wb") as out:
+        return copy_stream(session, handle, out, chunk_size=READ_CHUNK)

@@ -8,7 +8,7 @@ import socket
 import stat
 import subprocess
 import urllib.parse
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from clawd import errors

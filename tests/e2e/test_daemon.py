@@ -9,7 +9,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import psutil
 import pytest
-import yaml
 
 from clawd import errors
 from tests.e2e.daemon_process import ServeProcess, write_config

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from clawd import errors
-from tests.support.act import Page, ensure_snapshot_route
+from tests.support.act import Page
 from tests.support.browser import service_config
 from tests.support.service import RunningService
 from tests.support.site import answer
@@ -15,7 +15,6 @@ from tests.support.site import answer
 
 @pytest.fixture
 def page(service, client, site):
-    ensure_snapshot_route(service)
     opened = []
 
     def open_page(path: str) -> Page:

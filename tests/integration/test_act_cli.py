@@ -7,7 +7,7 @@ import json
 import pytest
 
 from clawd.cli.main import main as cli_main
-from tests.support.act import Page, ensure_snapshot_route
+from tests.support.act import Page
 
 
 @pytest.fixture
@@ -21,7 +21,6 @@ def cli(service):
 
 @pytest.fixture
 def forms(service, client, site):
-    ensure_snapshot_route(service)
     p = Page(client, client.open(site.url("/act/forms.html")))
     yield p
     p.close()
@@ -64,7 +63,6 @@ def test_cli_exit_statuses_for_act_errors(cli, forms):
 
 
 def test_cli_dialog_upload_and_download(cli, service, client, site):
-    ensure_snapshot_route(service)
     p = Page(client, client.open(site.url("/act/dialogs.html")))
     try:
         code, out, _ = cli("click", p.ref("button", "Prompt"), "--target", p.id)

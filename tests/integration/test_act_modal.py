@@ -8,13 +8,12 @@ import time
 import pytest
 
 from clawd import errors
-from tests.support.act import Page, ensure_snapshot_route
+from tests.support.act import Page
 from tests.support.site import answer
 
 
 @pytest.fixture
 def page(service, client, site):
-    ensure_snapshot_route(service)
     opened = []
 
     def open_page(path: str) -> Page:

@@ -14,18 +14,15 @@ from clawd import errors
 from clawd.cli.main import main as cli_main
 from tests.support.page_eval import evaluate, wait_until
 from tests.support.site import answer
+from tests.support.tabs import opened_tab
 
 PIXEL = (pathlib.Path(__file__).resolve().parent.parent / "site" / "debug" / "pixel.png").read_bytes()
 
 
 @pytest.fixture
 def fetch_tab(client, site):
-    tab = client.open(site.url("/debug/fetch.html"))
-    yield tab
-    try:
-        client.close_tab(tab["tabId"])
-    except errors.ClawdError:
-        pass
+    with opened_tab(client, site.url("/debug/fetch.html")) as tab:
+        yield tab
 
 
 class Pending:

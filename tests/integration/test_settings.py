@@ -13,16 +13,13 @@ from clawd.page import devices
 from clawd.page.emulation import Emulation
 from tests.support.page_eval import evaluate, wait_until
 from tests.support.site import answer
+from tests.support.tabs import opened_tab
 
 
 @pytest.fixture
 def probe(client, site):
-    tab = client.open(site.url("/debug/probe.html"))
-    yield tab
-    try:
-        client.close_tab(tab["tabId"])
-    except errors.ClawdError:
-        pass
+    with opened_tab(client, site.url("/debug/probe.html")) as tab:
+        yield tab
 
 
 def facts(service, client, tab_id: str) -> dict:

@@ -12,17 +12,14 @@ from clawd import errors
 from clawd.cli.main import main as cli_main
 from tests.support.page_eval import evaluate
 from tests.support.site import answer
+from tests.support.tabs import opened_tab
 
 
 @pytest.fixture
 def state_tab(client, site):
     client.clear_cookies()
-    tab = client.open(site.url("/debug/storage.html"))
-    yield tab
-    try:
-        client.close_tab(tab["tabId"])
-    except errors.ClawdError:
-        pass
+    with opened_tab(client, site.url("/debug/storage.html")) as tab:
+        yield tab
 
 
 def cli(service, *argv: str) -> tuple[int, str, str]:

@@ -1,11 +1,9 @@
 """Tabs, navigation, screenshots and PDFs through the real service and a real Chromium."""
 from __future__ import annotations
 
-import io
 import struct
 
 import pytest
-import requests
 
 from clawd import errors
 from tests.support.site import answer

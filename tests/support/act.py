@@ -41,13 +41,3 @@ class Page:
             self.client.close_tab(self.id)
         except errors.ClawdError:
             pass
-
-
-def ensure_snapshot_route(running) -> None:
-    """Until GET /snapshot is in routes.py (issue 3), add it to the running router."""
-    router = running.server.router
-    if any(r.pattern == "/snapshot" for r in router.routes):
-        return
-    from clawd.server.api import snapshot as api
-    from clawd.server.routing import route
-    router.routes.append(route("GET", "/snapshot", api.get_snapshot, query=api.QUERY))

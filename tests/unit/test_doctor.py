@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import pathlib
 
 import pytest
 

@@ -68,7 +68,7 @@ def tab_action(req: Request) -> dict:
     raise errors.InvalidRequest(f"action must be one of list, new, close, select; not {action!r}")
 
 
-def _by_index(browser, index) -> "Tab":
+def _by_index(browser, index):
     tabs = browser.tabs()
     if index is None:
         tab = browser.last_used
