@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from clawd import errors
 from clawd.browser.tab import Tab
-from clawd.page import dialogs, downloads, input as pinput, keys, settle, waits
+from clawd.page import dialogs, downloads, input as pinput, interception, keys, settle, waits
 from clawd.page.dialogs import DialogOpened, guarded_call
 from clawd.server.validation import as_bool, as_int, as_list, as_number, as_object, as_str
 
@@ -302,6 +302,9 @@ def respond(ctx: Context, before: _Marks, deadline: float, extra: dict, *, block
     found = downloads.since(ctx.browser, before.downloads)
     if found:
         answer["downloads"] = found
+    refused = interception.blocked_since(tab, before.started)
+    if refused:
+        answer["navigationBlocked"] = refused
     return answer
 
 

@@ -4,6 +4,8 @@ with `strict` every request is. HTTP auth challenges are answered from the tab's
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from clawd import errors
@@ -15,6 +17,7 @@ log = logging.getLogger("clawd.security")
 BLOCKED_SLOT = "navigation.blocked"     # the last blocked document URL of a tab, and why
 CREDENTIALS_SLOT = "credentials"        # {"username", "password"} set by POST /set/credentials
 SESSIONS_SLOT = "interception.sessions"
+WATCH_SLOT = "navigation.watch"         # the NavigationWatch of a tab's main frame
 POLICY_ERRORS = (errors.NavigationBlocked, errors.HostUnresolved, errors.InvalidRequest)
 # documents that make no request of their own and are safe to end on
 INERT_DOCUMENTS = ("about:blank", "about:srcdoc", "chrome-error://chromewebdata/")
@@ -32,7 +35,9 @@ class NavigationGuard:
         session.on("Fetch.requestPaused", lambda p: self._judges.submit(self._on_paused, tab, session, p))
         session.on("Fetch.authRequired", lambda p: self._on_auth(tab, session, p))
         if not child:
+            watch = tab.slots.setdefault(WATCH_SLOT, NavigationWatch(tab.target_id))
             session.on("Page.frameNavigated", lambda p: self._on_navigated(tab, p))
+            session.on("Page.frameRequestedNavigation", watch.requested)
         tab.slots.setdefault(SESSIONS_SLOT, []).append(session)
         self._enable(tab, session)
 
@@ -62,10 +67,12 @@ class NavigationGuard:
                 self.policy.check(_as_http(url))
         except POLICY_ERRORS as exc:
             tab.slots[BLOCKED_SLOT] = {"url": url, "reason": exc.message, "code": exc.code,
-                                       "frameId": params.get("frameId")}
+                                       "frameId": params.get("frameId"), "at": time.monotonic()}
+            _judged(tab, params)
             log.warning("blocked %s request of %s: %s", params.get("resourceType"), tab.tab_id, exc.message)
             session.try_call("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
             return
+        _judged(tab, params)
         session.try_call("Fetch.continueRequest", {"requestId": request_id})
 
     def _on_navigated(self, tab: Tab, params: dict) -> None:
@@ -99,6 +106,52 @@ class NavigationGuard:
                         "password": creds.get("password", "")}
         session.try_call("Fetch.continueWithAuth", {"requestId": params["requestId"],
                                                     "authChallengeResponse": response})
+
+
+class NavigationWatch:
+    """When the main frame last asked to navigate and when its document request was last judged,
+    so an action can wait for the verdict on a navigation it caused."""
+
+    def __init__(self, frame_id: str):
+        self.frame_id = frame_id
+        self.requested_at = 0.0
+        self.judged_at = 0.0
+        self._cond = threading.Condition()
+
+    def requested(self, params: dict) -> None:
+        if params.get("frameId") == self.frame_id:
+            with self._cond:
+                self.requested_at = time.monotonic()
+
+    def judged(self) -> None:
+        with self._cond:
+            self.judged_at = time.monotonic()
+            self._cond.notify_all()
+
+    def wait_verdict(self, since: float, window: float) -> None:
+        """If a navigation was requested after `since`, wait (at most `window` s) for its verdict."""
+        with self._cond:
+            if self.requested_at < since:
+                return
+            self._cond.wait_for(lambda: self.judged_at >= self.requested_at, timeout=window)
+
+
+def blocked_since(tab: Tab, since: float, window: float = 0.25) -> dict | None:
+    """The blocked navigation an action that started at `since` caused, if any, waiting up to
+    `window` seconds for the verdict on a navigation it requested (DESIGN.md §9)."""
+    watch = tab.slots.get(WATCH_SLOT)
+    if watch is not None:
+        watch.wait_verdict(since, window)
+    blocked = tab.slots.get(BLOCKED_SLOT)
+    if blocked and blocked.get("at", 0) >= since:
+        return {k: blocked[k] for k in ("url", "reason", "code")}
+    return None
+
+
+def _judged(tab: Tab, params: dict) -> None:
+    watch = tab.slots.get(WATCH_SLOT)
+    if watch is not None and params.get("resourceType") == "Document" and params.get("frameId") == watch.frame_id:
+        watch.judged()
 
 
 def _as_http(url: str) -> str:

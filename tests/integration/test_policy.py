@@ -42,3 +42,20 @@ def test_browser_initiated_file_navigation_is_blocked_before_it_loads(client, se
                                                    "returnByValue": True})["result"]["value"]
     assert live.url.startswith("file:") is False or "hostname" not in text
     assert client.navigate(site.url("/index.html"), target_id=tab["tabId"])["title"] == "clawd test site"
+
+
+def test_an_action_reports_the_navigation_it_caused_that_was_blocked(client, site, tab):
+    site.route("/to-blocked", lambda h: answer(h, 200, f"""<title>links</title>
+        <a id="bad" href="http://localhost:{site.port}/index.html?via-click">bad link</a>
+        <a id="good" href="/long.html">good link</a>"""))
+    client.navigate(site.url("/to-blocked"), target_id=tab["tabId"])
+    snapshot = client.snapshot(target_id=tab["tabId"])
+    refs = {info["name"]: ref for ref, info in snapshot["refs"].items()}
+    blocked = client.click(refs["bad link"], target_id=tab["tabId"])
+    assert blocked["navigationBlocked"]["code"] == "NAVIGATION_BLOCKED"
+    assert blocked["navigationBlocked"]["url"].startswith("http://localhost:")
+    assert not any("via-click" in h for h in site.hits)
+    client.navigate(site.url("/to-blocked"), target_id=tab["tabId"])
+    refs = {info["name"]: ref for ref, info in client.snapshot(target_id=tab["tabId"])["refs"].items()}
+    fine = client.click(refs["good link"], target_id=tab["tabId"])
+    assert "navigationBlocked" not in fine and fine["title"] == "Long page"
