@@ -331,3 +331,25 @@ def test_the_default_factory_suppresses_origin_and_skips_utf8_validation(monkeyp
     assert kwargs["timeout"] == 2.0
     assert "max_size" not in kwargs                  # no cap on message size
     assert fake.timeouts[-1] is None                 # the reader blocks; deadlines live in call()
+
+
+def test_keepalive_detects_a_silent_peer_and_fails_pending_calls_at_once(conn, fake):
+    """A half-open socket raises nothing: the keep-alive call that gets no answer ends it."""
+    pending = Caller(conn, "Page.navigate", timeout=60)    # would otherwise wait a minute
+    fake.wait_call("Page.navigate")
+    conn.start_keepalive(interval=0.2, timeout=0.3)
+    fake.wait_call("Browser.getVersion")                    # sent after the silence, never answered
+    result, error = pending.outcome()
+    assert isinstance(error, errors.BrowserGone) and "keep-alive" in str(error)
+    assert pending.elapsed < 5
+    assert conn.closed
+
+
+def test_keepalive_stays_quiet_while_the_peer_talks(conn, fake):
+    conn.start_keepalive(interval=0.3, timeout=0.3)
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:                      # traffic keeps the connection fresh
+        fake.event("Page.frameNavigated", {})
+        threading.Event().wait(0.05)
+    assert not any(m.get("method") == "Browser.getVersion" for m in fake.sent)
+    assert not conn.closed
