@@ -18,6 +18,8 @@ test: install-test chromium
 bench: install-bench chromium
 	$(PY) bench/latency.py
 	$(PY) bench/snapshot.py
+	$(PY) bench/load.py
+	$(PY) bench/strict.py
 
 install: $(STAMP)
 
