@@ -2,6 +2,7 @@
 Only ever stops a process clawd launched."""
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import logging
 import os
@@ -10,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from typing import Callable, Mapping
 
@@ -25,6 +27,11 @@ READY_TIMEOUT = 15.0
 POLL_INTERVAL = 0.15
 STOP_GRACE = 2.5
 LOCK_FILES = ("SingletonLock", "SingletonSocket", "SingletonCookie")
+
+# Every Chromium this process launched and has not stopped. It runs in a session of its own (so
+# our signals stay ours), which also means it would outlive us: at exit, whatever is left goes.
+_launched: set["ChromiumProcess"] = set()
+_launched_lock = threading.Lock()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,7 +117,10 @@ def launch(spec: LaunchSpec, *, popen: Callable[..., subprocess.Popen] = subproc
         proc = popen(build_args(spec), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                      stderr=stderr, start_new_session=True)   # its own group: our signals stay ours
     log.info("launched %s (pid %d) on port %d", spec.executable, proc.pid, spec.port)
-    return ChromiumProcess(proc, stderr_path, spec)
+    launched = ChromiumProcess(proc, stderr_path, spec)
+    with _launched_lock:
+        _launched.add(launched)
+    return launched
 
 
 def wait_ready(process: ChromiumProcess, timeout: float = READY_TIMEOUT) -> str:
@@ -161,6 +171,8 @@ def stop_tree(process: ChromiumProcess, grace: float = STOP_GRACE) -> None:
         process.popen.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         log.warning("Chromium pid %d did not exit", process.pid)
+    with _launched_lock:
+        _launched.discard(process)
 
 
 def _tree(process: ChromiumProcess) -> list[psutil.Process]:
@@ -189,12 +201,22 @@ def wait_port_free(port: int, timeout: float) -> bool:
     return True
 
 
+@atexit.register
+def _stop_leftovers() -> None:
+    with _launched_lock:
+        left = list(_launched)
+    for process in left:
+        stop_tree(process, grace=1.0)
+
+
 def wait_exit(process: ChromiumProcess, timeout: float) -> bool:
     try:
         process.popen.wait(timeout=timeout)
-        return True
     except subprocess.TimeoutExpired:
         return False
+    with _launched_lock:
+        _launched.discard(process)
+    return True
 
 
 def _signal(proc: psutil.Process, sig: int) -> None:
