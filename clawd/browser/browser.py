@@ -99,7 +99,12 @@ class Browser:
             pipelined.call("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
                                                     "flatten": True})
             for hook in self.hooks:
-                hook.attach(tab, pipelined, child=child)
+                try:
+                    hook.attach(tab, pipelined, child=child)
+                except errors.BrowserGone:
+                    raise
+                except Exception:   # one feature's bug must not leave the tab paused forever
+                    log.exception("tab hook %s failed on %s", type(hook).__name__, tab.tab_id)
             if waiting:
                 pipelined.call("Runtime.runIfWaitingForDebugger")
         except errors.BrowserGone:

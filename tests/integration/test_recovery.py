@@ -113,3 +113,16 @@ def test_idle_tabs_are_swept(own_service, site):
     assert sweeper.sweep() == [idle["tabId"]]
     assert {t["tabId"] for t in client.tabs()["tabs"]} >= {kept["tabId"]}
     assert idle["tabId"] not in {t["tabId"] for t in client.tabs()["tabs"]}
+
+
+def test_a_failing_tab_hook_does_not_leave_new_tabs_paused(own_service, site):
+    class Broken:
+        def attach(self, tab, session, *, child):
+            raise RuntimeError("a feature's bug")
+
+        def detach(self, tab):
+            pass
+    own_service.service.hooks.insert(0, Broken())   # before the first request creates the runtime
+    client = own_service.client()
+    opened = client.open(site.url("/index.html"))
+    assert opened["title"] == "clawd test site"
