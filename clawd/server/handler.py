@@ -17,6 +17,8 @@ log = logging.getLogger("clawd.server")
 access_log = logging.getLogger("clawd.access")
 
 MAX_BODY = 1 << 20
+LINGER_BYTES = 8 << 20      # what we read and drop after refusing a body, at most
+LINGER_SECONDS = 2.0
 
 
 class FileResponse:
@@ -78,6 +80,8 @@ class Handler(BaseHTTPRequestHandler):
             status, result = 500, {"error": "internal error; see the service log", "code": "INTERNAL"}
         try:
             self._answer(status, result)
+            if status == errors.BodyTooLarge.http_status:
+                self._linger()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
         access_log.info("%s %s %d %.1fms profile=%s tab=%s", method, url.path, status,
@@ -118,6 +122,23 @@ class Handler(BaseHTTPRequestHandler):
         self._headers_buffer.append(b"\r\n")
         self.wfile.write(b"".join(self._headers_buffer) + payload)
         self._headers_buffer = []
+
+    def _linger(self) -> None:
+        """After refusing a body we did not read: closing with unread data makes the kernel
+        reset the connection, and the client can lose our answer. Stop writing, read and drop
+        what the client still sends (bounded), then let the connection close."""
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+            self.connection.settimeout(LINGER_SECONDS)
+            drained = 0
+            while drained < LINGER_BYTES:
+                chunk = self.connection.recv(65536)
+                if not chunk:
+                    break
+                drained += len(chunk)
+        except OSError:
+            pass
 
     def _send_file(self, response: FileResponse) -> None:
         with open(response.path, "rb") as source:
