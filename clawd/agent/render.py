@@ -157,7 +157,7 @@ def act(result: dict) -> str:
         lines.append(f"- {item.get('kind')}: {state}")
     lines += ["opened tab " + tab_line(t) for t in result.get("openedTabs") or []]
     lines += _dialog_lines(result)
-    lines += [f"downloaded {d.get('path')} ({d.get('size', '?')} bytes)" for d in result.get("downloads") or []]
+    lines += [f"downloaded {d.get('path')} ({d.get('bytes', '?')} bytes)" for d in result.get("downloads") or []]
     return "\n".join(lines)
 
 

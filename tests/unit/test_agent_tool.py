@@ -228,3 +228,11 @@ def test_other_line_breaks_cannot_smuggle_a_media_line():
 
 def test_the_schema_is_small_enough_to_send_every_turn():
     assert len(json.dumps(parameters_schema())) < 8000
+
+
+def test_act_text_reports_a_download_with_its_size_as_the_api_gives_it():
+    from clawd.agent import render
+    text = render.act({"ok": True, "tabId": "t1", "url": "http://x.test/", "title": "x", "dialogs": {"pending": []},
+                       "downloads": [{"url": "http://x.test/f.csv", "suggestedFilename": "f.csv",
+                                      "path": "/home/u/.clawd/downloads/f.csv", "bytes": 1234}]})
+    assert "downloaded /home/u/.clawd/downloads/f.csv (1234 bytes)" in text
