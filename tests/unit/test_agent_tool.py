@@ -194,7 +194,7 @@ def test_act_text_names_opened_tabs_pending_dialogs_and_downloads():
     text = render.act({"tabId": "t1", "url": "https://a.test/", "title": "A", "result": {"n": 1},
                        "openedTabs": [{"tabId": "t5", "url": "https://b.test/", "title": "B"}],
                        "dialogs": {"pending": [{"dialogId": "d1", "type": "alert", "message": "Hi"}]},
-                       "downloads": [{"path": "/d/f.zip", "size": 10}]})
+                       "downloads": [{"path": "/d/f.zip", "bytes": 10}]})
     assert text.splitlines() == ['t1 https://a.test/ "A"', 'result: {"n": 1}', 'opened tab t5 "B" https://b.test/',
                                  'pending dialog d1 (alert): "Hi"; answer it with action=dialog',
                                  "downloaded /d/f.zip (10 bytes)"]
