@@ -4,7 +4,6 @@ It speaks HTTP only (never CDP); the CLI is built on it and so can scripts.
 """
 from __future__ import annotations
 
-import ipaddress
 import os
 import pathlib
 import urllib.parse
@@ -14,6 +13,7 @@ import requests
 
 from clawd import errors
 from clawd.config.model import StateLayout, state_home
+from clawd.security.csrf import is_loopback_host
 
 DEFAULT_URL = "http://127.0.0.1:18791"
 _CONNECT_TIMEOUT = 5.0
@@ -373,13 +373,7 @@ class Client:
 
 # -- helpers of the wire format -------------------------------------------------------------------
 def is_loopback_url(url: str) -> bool:
-    host = urllib.parse.urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return is_loopback_host(urllib.parse.urlsplit(url).hostname or "")
 
 
 def _session_for(url: str) -> requests.Session:

@@ -39,7 +39,7 @@ class ProfileRegistry:
 
     def names(self) -> list[str]:
         with self._lock:
-            return list(self._configured) + [n for n in self._created if n not in self._configured]
+            return self._names()
 
     def get(self, name: str | None) -> ProfileConfig:
         """The profile with its port and color filled in. Raises ProfileNotFound."""
@@ -47,10 +47,11 @@ class ProfileRegistry:
         with self._lock:
             raw = self._configured.get(name) or self._created.get(name)
             if raw is None:
-                raise errors.ProfileNotFound(f"no profile named {name!r}; known: {', '.join(self.names_locked())}")
+                raise errors.ProfileNotFound(f"no profile named {name!r}; known: {', '.join(self._names())}")
             return self._complete(raw)
 
-    def names_locked(self) -> list[str]:
+    def _names(self) -> list[str]:
+        """Configured profiles, then those created at run time; the caller holds the lock."""
         return list(self._configured) + [n for n in self._created if n not in self._configured]
 
     def is_configured(self, name: str) -> bool:

@@ -65,6 +65,7 @@ class Connection:
                  handshake_timeout: float | None = 10.0, default_timeout: float = DEFAULT_TIMEOUT,
                  name: str = "cdp"):
         self.url = url
+        self.name = name
         self.default_timeout = default_timeout
         self.events = EventBus(name=f"{name}-events")
         self._ids = itertools.count(1)
@@ -112,9 +113,7 @@ class Connection:
         with self._lock:
             doomed = [i for i, r in self._pending.items() if r.session_id == session_id]
             replies = [self._pending.pop(i) for i in doomed]
-        for reply in replies:
-            reply.error = error
-            reply.event.set()
+        _fail(replies, error)
         return len(replies)
 
     def _forget(self, call_id: int) -> None:
@@ -138,7 +137,7 @@ class Connection:
                     self._close_socket()
                 except errors.ClawdError:
                     return
-        threading.Thread(target=run, name=f"{self.events._thread.name}-keepalive", daemon=True).start()
+        threading.Thread(target=run, name=f"{self.name}-keepalive", daemon=True).start()
 
     def _close_socket(self) -> None:
         try:
@@ -171,9 +170,8 @@ class Connection:
             self._close_reason = reason
             pending, self._pending = self._pending, {}
             callbacks = list(self._close_callbacks)
-        for reply in pending.values():   # every waiter learns at once, none waits out its deadline
-            reply.error = errors.BrowserGone(f"browser connection closed ({reason})")
-            reply.event.set()
+        # every waiter learns at once, none waits out its deadline
+        _fail(pending.values(), errors.BrowserGone(f"browser connection closed ({reason})"))
         self.events.close()
         if callbacks:   # not on the reader thread: a callback may take its time (relaunch, cleanup)
             threading.Thread(target=_run_callbacks, args=(callbacks, reason),
@@ -216,6 +214,12 @@ class Connection:
                                           cdp_code=err.get("code"))
         else:
             reply.result = message.get("result") or {}
+        reply.event.set()
+
+
+def _fail(replies, error: BaseException) -> None:
+    for reply in replies:
+        reply.error = error
         reply.event.set()
 
 

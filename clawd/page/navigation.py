@@ -73,7 +73,7 @@ def navigate(tab: Tab, url: str, *, policy, timeout: float = DEFAULT_TIMEOUT) ->
             loaded = watch.wait(result["loaderId"], "load", left)
     finally:
         watch.close()
-    return {**page_state(tab, policy), "loaded": loaded}
+    return {**page_state(tab), "loaded": loaded}
 
 
 def _raise_navigation_error(tab: Tab, url: str, error_text: str) -> None:
@@ -86,7 +86,7 @@ def _raise_navigation_error(tab: Tab, url: str, error_text: str) -> None:
     raise errors.NavigationFailed(f"navigation to {url} failed: {error_text}", errorText=error_text)
 
 
-def page_state(tab: Tab, policy=None) -> dict:
+def page_state(tab: Tab) -> dict:
     """The tab's current URL and title, read from the page itself."""
     value = evaluate_value(tab.session, "[location.href, document.title]") or [tab.url, tab.title]
     tab.url, tab.title = value[0], value[1]

@@ -39,7 +39,6 @@ class Service:
         self.proxy = PinningProxy(self.policy).start() if config.browser.ssrf_policy.strict else None
         self._runtimes: dict[str, BrowserRuntime] = {}
         self._lock = threading.Lock()
-        self.started = threading.Event()
 
     def runtime(self, name: str | None) -> BrowserRuntime:
         profile = self.profiles.get(name)
