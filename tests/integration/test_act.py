@@ -7,24 +7,15 @@ import time
 import pytest
 
 from clawd import errors
-from tests.support.act import Page
+from tests.support.act import Page, opened_pages
 from tests.support.browser import service_config
 from tests.support.service import RunningService
 from tests.support.site import answer
 
 
 @pytest.fixture
-def page(service, client, site):
-    opened = []
-
-    def open_page(path: str) -> Page:
-        p = Page(client, client.open(site.url(path)))
-        opened.append(p)
-        return p
-
-    yield open_page
-    for p in opened:
-        p.close()
+def page(client, site):
+    yield from opened_pages(client, site)
 
 
 @pytest.fixture

@@ -8,26 +8,13 @@ import time
 import pytest
 
 from clawd import errors
-from tests.support.act import Page
+from tests.support.act import opened_pages
 from tests.support.site import answer
 
 
 @pytest.fixture
-def page(service, client, site):
-    opened = []
-
-    def open_page(path: str) -> Page:
-        p = Page(client, client.open(site.url(path)))
-        opened.append(p)
-        return p
-
-    yield open_page
-    for p in opened:
-        try:
-            client.dialog(True, target_id=p.id)    # a pending beforeunload must not keep it open
-        except errors.ClawdError:
-            pass
-        p.close()
+def page(client, site):
+    yield from opened_pages(client, site, answer_dialogs=True)
 
 
 # -- dialogs --------------------------------------------------------------------------------------

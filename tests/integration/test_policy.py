@@ -12,7 +12,7 @@ from tests.support.site import answer
 
 def test_tab_that_lands_on_a_blocked_url_is_quarantined(client, service, site):
     opened = client.open(site.url("/index.html"), label="doomed-tab")
-    tab = service.service.runtime(None).browser.resolve(opened["tabId"])
+    tab = service.live_tab(opened["tabId"])
     # Every request a tab makes is paused and judged first, so no real navigation lands on a
     # blocked URL; what this last line guards against (a load that made no request) is fed to
     # the live event bus as Chromium would report it.
@@ -36,7 +36,7 @@ def test_iframe_of_a_blocked_host_is_not_loaded(client, site, tab):
 
 
 def test_browser_initiated_file_navigation_is_blocked_before_it_loads(client, service, site, tab):
-    live = service.service.runtime(None).browser.resolve(tab["tabId"])
+    live = service.live_tab(tab["tabId"])
     live.session.call("Page.navigate", {"url": "file:///etc/hostname"})
     text = live.session.call("Runtime.evaluate", {"expression": "document.body ? document.body.innerText : ''",
                                                    "returnByValue": True})["result"]["value"]

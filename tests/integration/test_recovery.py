@@ -67,7 +67,7 @@ def test_renderer_crash_answers_tab_crashed_and_spares_other_tabs(own_service, s
     client.start()
     doomed = client.open(site.url("/index.html"))
     healthy = client.open(site.url("/long.html"))
-    session = own_service.service.runtime(None).browser.resolve(doomed["tabId"]).session
+    session = own_service.live_tab(doomed["tabId"]).session
     with pytest.raises(errors.TabCrashed):   # the crashed renderer never answers: failed at once
         session.call("Page.crash", timeout=10)
     deadline = time.monotonic() + 10

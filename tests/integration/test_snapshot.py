@@ -18,11 +18,6 @@ def snap(client, tab_id, **params):
     return client.request("GET", "/snapshot", params={"targetId": tab_id, **params})
 
 
-def live_tab(service, tab_id):
-    browser = service.service.runtime(None).browser
-    return next(t for t in browser.tabs() if t.tab_id == tab_id)
-
-
 def test_snapshot_prints_roles_names_states_and_refs(client, site, tab):
     tab_id = open_page(client, site, tab, "basics.html")
     body = snap(client, tab_id)
@@ -56,7 +51,7 @@ def test_removed_element_ref_is_stale_and_unknown_ref_is_404(client, site, tab, 
     tab_id = open_page(client, site, tab, "dups.html")
     refs = snap(client, tab_id)["refs"]
     victim = next(ref for ref, info in refs.items() if info["name"] == "Victim")
-    live = live_tab(service, tab_id)
+    live = service.live_tab(tab_id)
     resolved = resolve_ref(live, "@" + victim)
     assert resolved.role == "button" and resolved.name == "Victim" and resolved.backend_node_id > 0
     assert resolve_ref(live, f"ref={victim}").backend_node_id == resolved.backend_node_id
@@ -74,7 +69,7 @@ def test_ref_from_previous_document_is_stale(client, site, tab, service):
     open_page(client, site, tab, "dups.html")
     snap(client, tab_id)
     with pytest.raises(errors.RefStale):
-        resolve_ref(live_tab(service, tab_id), old)
+        resolve_ref(service.live_tab(tab_id), old)
 
 
 def test_same_process_iframe_is_nested_with_frame_refs(client, site, tab):
@@ -118,7 +113,7 @@ def test_closed_shadow_roots_are_included(client, site, tab, service):
     # a closed host renders its shadow tree, not its unslotted light children
     assert "Shadow paragraph" in text and "Light only" not in text and "Unslotted light" not in text
     deep = next(ref for ref, info in body["refs"].items() if info["name"] == "Deep link")
-    resolved = resolve_ref(live_tab(service, tab_id), deep)
+    resolved = resolve_ref(service.live_tab(tab_id), deep)
     node = resolved.session.call("DOM.describeNode", {"backendNodeId": resolved.backend_node_id})["node"]
     assert node["nodeName"] == "A" and node["attributes"][node["attributes"].index("href") + 1] == "/deep"
 
@@ -175,7 +170,7 @@ def test_aria_format_lists_nodes_with_actionable_ax_refs(client, site, tab, serv
     body = snap(client, tab_id, format="aria", limit=50)
     assert body["format"] == "aria" and 0 < len(body["nodes"]) <= 50
     button = next(n for n in body["nodes"] if n["role"] == "button" and n["name"] == "Victim")
-    resolved = resolve_ref(live_tab(service, tab_id), button["ref"])
+    resolved = resolve_ref(service.live_tab(tab_id), button["ref"])
     assert resolved.backend_node_id == button["backendDOMNodeId"]
 
 
@@ -208,7 +203,7 @@ def test_efficient_mode_fits_10000_chars_and_keeps_the_viewports_controls(client
     assert len(text) <= 10000 and eff["truncated"] is True
     assert text.endswith("\n\n[...TRUNCATED - page too large]")
     assert all(line.startswith("- ") and "[ref=" in line for line in text.split("\n\n")[0].splitlines())
-    live = live_tab(service, tab_id)
+    live = service.live_tab(tab_id)
     in_view = live.session.call("Runtime.evaluate", {"returnByValue": True, "expression":
         "[...document.querySelectorAll('button,a,input')].filter(e => e.getBoundingClientRect().bottom <= innerHeight)"
         ".map(e => e.textContent || e.getAttribute('aria-label'))"})["result"]["value"]
@@ -234,7 +229,7 @@ def test_wrap_puts_the_whole_snapshot_and_find_lines_between_markers(client, sit
 def test_the_service_holds_one_snapshots_refs_per_tab(client, site, tab, service):
     from clawd.page.refs import store
     tab_id = open_page(client, site, tab, "basics.html")
-    live = live_tab(service, tab_id)
+    live = service.live_tab(tab_id)
     refstore = store(live)
 
     def in_page_refs() -> int:

@@ -69,10 +69,6 @@ def own(tmp_path_factory, site):
     running.close()
 
 
-def live_tab(running, tab_id):
-    return next(t for t in running.service.runtime(None).browser.tabs() if t.tab_id == tab_id)
-
-
 def test_tab_still_loading_is_409_tab_loading_then_snapshots_once_loaded(own, site):
     running, client = own
     release = threading.Event()
@@ -90,7 +86,7 @@ def test_tab_still_loading_is_409_tab_loading_then_snapshots_once_loaded(own, si
 
     site.route("/snapshot/slow.html", slow)
     tab_id = client.open(site.url("/snapshot/dups.html"))["tabId"]
-    live = live_tab(running, tab_id)
+    live = running.live_tab(tab_id)
     try:
         live.session.call("Page.navigate", {"url": site.url("/snapshot/slow.html")}, timeout=10)
         deadline = time.monotonic() + 10
@@ -119,7 +115,7 @@ def test_tab_still_loading_is_409_tab_loading_then_snapshots_once_loaded(own, si
 def test_busy_page_answers_408_within_timeout_ms(own, site):
     running, client = own
     tab_id = client.open(site.url("/snapshot/dups.html"))["tabId"]
-    live = live_tab(running, tab_id)
+    live = running.live_tab(tab_id)
     live.session.call("Runtime.evaluate", {"expression": "setTimeout(() => { const end = Date.now() + 4000; "
                                                          "while (Date.now() < end); }, 50); 1"})
     time.sleep(0.2)
@@ -136,7 +132,7 @@ def test_busy_page_answers_408_within_timeout_ms(own, site):
 def test_crashed_tab_is_409_tab_crashed(own, site):
     running, client = own
     tab_id = client.open(site.url("/snapshot/dups.html"))["tabId"]
-    live = live_tab(running, tab_id)
+    live = running.live_tab(tab_id)
     with pytest.raises(errors.TabCrashed):
         live.session.call("Page.crash", timeout=10)
     deadline = time.monotonic() + 10

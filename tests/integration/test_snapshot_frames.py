@@ -29,14 +29,10 @@ def isolated(tmp_path_factory):
     running.close()
 
 
-def live_tab(running, tab_id):
-    return next(t for t in running.service.runtime(None).browser.tabs() if t.tab_id == tab_id)
-
-
 def test_out_of_process_iframe_refs_are_nested_and_resolve(isolated, site):
     running, client = isolated
     tab_id = client.open(site.url("/snapshot/oopif.html"))["tabId"]
-    live = live_tab(running, tab_id)
+    live = running.live_tab(tab_id)
     children = live.child_sessions()
     assert len(children) == 1, "the cross-site frame must be an out-of-process target"
     child_session = next(iter(children.values()))

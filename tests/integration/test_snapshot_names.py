@@ -7,10 +7,6 @@ from collections import Counter
 from clawd.page.refs import resolve_ref
 
 
-def live_tab(service, tab_id):
-    return next(t for t in service.service.runtime(None).browser.tabs() if t.tab_id == tab_id)
-
-
 def chrome_name(resolved) -> str:
     reply = resolved.session.call("Accessibility.getPartialAXTree",
                                   {"backendNodeId": resolved.backend_node_id, "fetchRelatives": False})
@@ -21,7 +17,7 @@ def chrome_name(resolved) -> str:
 def test_names_of_fifty_varied_elements_are_chromes(client, site, tab, service):
     client.navigate(site.url("/snapshot/names.html"), target_id=tab["tabId"])
     body = client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "maxChars": 0})
-    live = live_tab(service, tab["tabId"])
+    live = service.live_tab(tab["tabId"])
     compared, roles, mismatches = 0, Counter(), []
     for ref, info in body["refs"].items():
         resolved = resolve_ref(live, ref)

@@ -41,3 +41,23 @@ class Page:
             self.client.close_tab(self.id)
         except errors.ClawdError:
             pass
+
+
+def opened_pages(client, site, *, answer_dialogs: bool = False):
+    """The body of a `page` fixture: yields open(path) -> Page, then closes every page opened.
+    answer_dialogs: accept a pending dialog first, so a beforeunload cannot keep a page open."""
+    opened = []
+
+    def open_page(path: str) -> Page:
+        page = Page(client, client.open(site.url(path)))
+        opened.append(page)
+        return page
+
+    yield open_page
+    for page in opened:
+        if answer_dialogs:
+            try:
+                client.dialog(True, target_id=page.id)
+            except errors.ClawdError:
+                pass
+        page.close()

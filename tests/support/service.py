@@ -19,6 +19,11 @@ class RunningService:
         self._thread.start()
         self.token = self.service.auth.token
 
+    def live_tab(self, tab_id: str, profile: str | None = None):
+        """The service's own Tab behind a tab id, for tests that look behind the API (it does
+        not count as using the tab, unlike Browser.resolve)."""
+        return next(t for t in self.service.runtime(profile).browser.tabs() if t.tab_id == tab_id)
+
     def client(self, **kw) -> Client:
         return Client(self.url, token=self.token, **kw)
 
