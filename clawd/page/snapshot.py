@@ -89,9 +89,23 @@ def _take(tab, opts: Options, deadline: float) -> dict:
     text, refs, frames, counter, chrome, page = _walk_tree(tab, root, opts, mode, store, deadline)
     if root.prefix == "" and page:
         tab.url, tab.title = page[0], page[1]
+    text = _shape(text, opts, page[3] if page else tab.url)
+    text, truncated = ariatext.truncate(text, opts.max_chars)
+    shown = ariatext.refs_in(text)
+    refs = {ref: info for ref, info in refs.items() if ref in shown}
+    if opts.refs:
+        store.replace(refs, frames, counter)
+    return _response(tab, opts, text, refs, truncated, chrome)
+
+
+def _shape(text: str, opts: Options, base_url: str) -> str:
+    """The line operations asked for (absolute urls, depth, compact, interactive); a text
+    that needs none is left as it is (on big.html, parsing and rendering it costs 10 ms)."""
+    if not (opts.urls or opts.depth is not None or opts.compact or opts.interactive):
+        return text
     lines = ariatext.parse(text)
     if opts.urls:
-        lines = ariatext.absolute_urls(lines, page[3] if page else tab.url)
+        lines = ariatext.absolute_urls(lines, base_url)
     if opts.depth is not None:
         lines = ariatext.depth(lines, opts.depth)
     if opts.compact:
@@ -101,22 +115,18 @@ def _take(tab, opts: Options, deadline: float) -> dict:
     text = ariatext.render(lines)
     if opts.interactive and not text:
         text = "(no interactive elements)"
-    text, truncated = ariatext.truncate(text, opts.max_chars)
-    shown = ariatext.refs_in(text)
-    refs = {ref: info for ref, info in refs.items() if ref in shown}
-    if opts.refs:
-        store.replace(refs, frames, counter)
-    return _response(tab, opts, text, refs, truncated, chrome)
+    return text
 
 
 def _response(tab, opts: Options, text: str, refs: dict, truncated: bool, chrome: int) -> dict:
-    lines = [line for line in ariatext.parse(text)]
+    # each ref is on one line: the interactive lines are counted from the refs, not by parsing
+    interactive = sum(1 for info in refs.values() if info["role"] in ariatext.INTERACTIVE_ROLES or info["cursor"])
     body = {
         "ok": True, "format": "ai", "targetId": tab.target_id, "tabId": tab.tab_id, "url": tab.url,
         "snapshot": _wrap(text) if opts.wrap else text,
         "refs": {ref: _public(info) for ref, info in refs.items()},
-        "stats": {"lines": len(lines), "chars": len(text), "refs": len(refs),
-                  "interactive": sum(1 for line in lines if line.interactive), "chromeNames": chrome},
+        "stats": {"lines": sum(1 for line in text.split("\n") if line), "chars": len(text), "refs": len(refs),
+                  "interactive": interactive, "chromeNames": chrome},
     }
     if truncated:
         body["truncated"] = True
@@ -206,8 +216,8 @@ def _walk_tree(tab, root: Target, opts: Options, mode: str, store, deadline: flo
             state["page"] = result.page
         state["chrome"] += result.chrome_names
         frames[target.prefix] = refstore.FrameRefs(target.session, target.frame_id)
-        for ref, role, name, nth, _cursor in result.refs:
-            refs[ref] = {"role": role, "name": name, "nth": nth, "prefix": target.prefix}
+        for ref, role, name, nth, cursor in result.refs:
+            refs[ref] = {"role": role, "name": name, "nth": nth, "cursor": cursor, "prefix": target.prefix}
         text = result.text
         for iframe_ref in result.iframes:
             state["frames"] += 1

@@ -62,7 +62,8 @@ def test_refs_false_reads_as_playwright(peered, site, page):
 ROWS = {
     "peer.html": ["Name Score", "Ann 3", "Bob Edit"],
     "basics.html": ["Item Price", "Apple 1", "Pear 2"],
-    "names.html": ["Head A Head B", "Cell one Cell link", "Cell label Cell two", "cell 3-0 act 3.0 row link tail"],
+    "names.html": ["Head A Head B", "Cell one Cell link", "Cell label Cell two", "cell 3-0 act 3.0 row link tail",
+                   "Plain cell", "Summary cell", "Titled cell"],
 }
 DIFFERENCES: dict[str, list[tuple[str, str]]] = {
     page: [(f'- row "{name}":\n', "- row:\n") for name in names] for page, names in ROWS.items()

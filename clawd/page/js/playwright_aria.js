@@ -2024,6 +2024,8 @@ function queryInAriaOwned(element, selector) {
   return result;
 }
 function getCSSContent(element, pseudo) {
+  if (pseudo && !clawdMayHavePseudoContent())  // clawd: skip when no style sheet has pseudo rules
+    return void 0;
   const cache = pseudo === "::before" ? cachePseudoContentBefore : pseudo === "::after" ? cachePseudoContentAfter : cachePseudoContent;
   if (cache == null ? void 0 : cache.has(element))
     return cache == null ? void 0 : cache.get(element);
@@ -2243,7 +2245,7 @@ function getTextAlternativeInternal(element, options) {
   const role = getAriaRole(element) || "";
   const tagName = elementSafeTagName(element);
   if (!!options.embeddedInLabel || !!options.embeddedInLabelledBy || options.embeddedInTargetElement === "descendant") {
-    const isOwnLabel = [...element.labels || []].includes(element);
+    const isOwnLabel = false;  // clawd: an element is never its own label; element.labels costs a document scan
     const isOwnLabelledBy = (labelledBy || []).includes(element);
     if (!isOwnLabel && !isOwnLabelledBy) {
       if (role === "textbox" || role === "searchbox") {
@@ -2302,14 +2304,14 @@ function getTextAlternativeInternal(element, options) {
     }
     if (tagName === "INPUT" && element.type === "file") {
       options.visitedElements.add(element);
-      const labels = element.labels || [];
+      const labels = elementLabels(element);  // clawd: indexed labels
       if (labels.length && !options.embeddedInLabelledBy)
         return getAccessibleNameFromAssociatedLabels(labels, options);
       return compositeString("Choose File", element, options.collectElements);
     }
     if (tagName === "INPUT" && element.type === "image") {
       options.visitedElements.add(element);
-      const labels = element.labels || [];
+      const labels = elementLabels(element);  // clawd: indexed labels
       if (labels.length && !options.embeddedInLabelledBy)
         return getAccessibleNameFromAssociatedLabels(labels, options);
       const alt = element.getAttribute("alt") || "";
@@ -2322,20 +2324,20 @@ function getTextAlternativeInternal(element, options) {
     }
     if (!labelledBy && tagName === "BUTTON") {
       options.visitedElements.add(element);
-      const labels = element.labels || [];
+      const labels = elementLabels(element);  // clawd: indexed labels
       if (labels.length)
         return getAccessibleNameFromAssociatedLabels(labels, options);
     }
     if (!labelledBy && tagName === "OUTPUT") {
       options.visitedElements.add(element);
-      const labels = element.labels || [];
+      const labels = elementLabels(element);  // clawd: indexed labels
       if (labels.length)
         return getAccessibleNameFromAssociatedLabels(labels, options);
       return compositeString(element.getAttribute("title") || "", element, options.collectElements);
     }
     if (!labelledBy && (tagName === "TEXTAREA" || tagName === "SELECT" || tagName === "INPUT" || tagName === "METER" || tagName === "PROGRESS")) {
       options.visitedElements.add(element);
-      const labels = element.labels || [];
+      const labels = elementLabels(element);  // clawd: indexed labels
       if (labels.length)
         return getAccessibleNameFromAssociatedLabels(labels, options);
       const usePlaceholder = tagName === "INPUT" && ["text", "password", "number", "search", "tel", "email", "url"].includes(element.type) || tagName === "TEXTAREA";
@@ -2667,6 +2669,7 @@ var cachePseudoContentAfter;
 var cachePointerEvents;
 var cacheAriaRole;
 var cacheAriaDisabled;
+var cacheLabels;  // clawd: tree root -> Map(control -> its labels), see elementLabels
 var cachesCounter2 = 0;
 function beginAriaCaches() {
   beginDOMCaches();
@@ -2685,6 +2688,7 @@ function beginAriaCaches() {
   cachePseudoContentBefore != null ? cachePseudoContentBefore : cachePseudoContentBefore = /* @__PURE__ */ new Map();
   cachePseudoContentAfter != null ? cachePseudoContentAfter : cachePseudoContentAfter = /* @__PURE__ */ new Map();
   cachePointerEvents != null ? cachePointerEvents : cachePointerEvents = /* @__PURE__ */ new Map();
+  cacheLabels != null ? cacheLabels : cacheLabels = /* @__PURE__ */ new Map();
 }
 function endAriaCaches() {
   if (!--cachesCounter2) {
@@ -2702,6 +2706,7 @@ function endAriaCaches() {
     cachePointerEvents = void 0;
     cacheAriaRole = void 0;
     cacheAriaDisabled = void 0;
+    cacheLabels = void 0;
   }
   endDOMCaches();
 }
