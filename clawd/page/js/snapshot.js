@@ -15,14 +15,15 @@ const clawd = globalThis.__clawd = {
 };
 
 const PHRASING = new Set(["b", "i", "em", "strong", "span", "small", "code", "abbr", "sup", "sub",
-  "mark", "u", "s", "time", "bdi", "bdo", "cite", "dfn", "kbd", "q", "samp", "var", "font", "wbr"]);
+  "mark", "u", "s", "time", "bdi", "bdo", "cite", "dfn", "kbd", "q", "samp", "var", "font"]);
 const NTH_UNNAMED = new Set(["button", "checkbox", "combobox", "link", "listbox", "radio", "searchbox",
   "slider", "spinbutton", "switch", "textbox", "iframe"]);
 // Roles Chrome names from their content where Playwright does not (the refs map wants Chrome's).
 const CHROME_CONTENT_NAMED = new Set(["term"]);
 // Inside a name from content, these children add their own content to it (Chrome and Playwright alike)
 const CONTENT_CONTROLS = new Set(["a", "button"]);
-const PLAIN_ATTRIBUTES = new Set(["class", "style", "dir", "lang", "id", "href", "type", "name", "target", "rel"]);
+const PLAIN_ATTRIBUTES = new Set(["class", "style", "dir", "lang", "id", "href", "type", "name", "target", "rel",
+  "onclick"]);
 const FORM_CONTROLS = new Set(["input", "textarea", "select"]);
 const NEVER_SIMPLE = new Set(["img", "area", "svg", "object", "embed", "fieldset", "figure", "table",
   "output", "meter", "progress", "iframe", "frame", "canvas", "video", "audio", "math", "summary", "details"]);
@@ -196,9 +197,13 @@ function clawdNoteName(node, element, name) {
 function nameIsCertain(element, role, name) {
   if (element.hasAttribute("aria-labelledby"))
     return false;
-  // a title names an element only when nothing else does (Chrome and Playwright alike)
+  // a title names an element only when nothing else does (Chrome and Playwright alike): a name
+  // equal to the title is certain only when the element's own text gives it
+  if (element.localName === "img")   // an alt text names an image before its title
+    return imageAlt(element) === name && name !== "";
   const title = element.getAttribute("title");
-  if (title !== null && (FORM_CONTROLS.has(element.localName) || !name || name === normalizeWhiteSpace(title)))
+  if (title !== null && (FORM_CONTROLS.has(element.localName) || !name ||
+      (name === normalizeWhiteSpace(title) && normalizeWhiteSpace(element.textContent) !== name)))
     return false;
   if (element.localName === "option" && element.hasAttribute("label"))
     return false;
@@ -208,6 +213,7 @@ function nameIsCertain(element, role, name) {
   const tag = element.localName;
   if (tag === "table" && unnamedTable(element, name))
     return true;
+
   if (NEVER_SIMPLE.has(tag) || element.shadowRoot || clawdClosedRoot(element))
     return false;
   if (FORM_CONTROLS.has(tag))
@@ -232,6 +238,12 @@ function unnamedTable(table, name) {
   return true;
 }
 
+// The name an <img> gives by its alt text (Chrome and Playwright alike), or null.
+function imageAlt(image) {
+  const alt = image.getAttribute("alt");
+  return alt && alt.trim() ? normalizeWhiteSpace(alt) : null;
+}
+
 function controlNameIsCertain(element) {
   if (element.localName === "input" && !TEXT_INPUTS.has(element.type))
     return false;
@@ -249,6 +261,8 @@ function plainLabel(label, control) {
   if (label.attributes.length > 2 || label.hasAttribute("aria-label") || label.hasAttribute("aria-labelledby"))
     return false;
   for (let child = label.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === Node.COMMENT_NODE)
+      return false;
     if (child === control || child.nodeType !== Node.ELEMENT_NODE)
       continue;
     return false;
@@ -263,28 +277,66 @@ function hasPlainStyle(element) {
   return !getCSSContent(element, "::before") && !getCSSContent(element, "::after");
 }
 
-function plainContent(element) {
+// Content whose text is the name in Chrome as in Playwright: text, phrasing children and block
+// <div>/<p> ones with plain attributes and styles, links and buttons inside, and an image with an
+// alt text as the only content (audited on the corpus against Chrome, bench/names_audit.py). Not
+// plain: a comment (Chrome drops the whitespace next to one: "1/50<!-- -->Title" names
+// "1/50Title"), <wbr> (Chrome puts a space there), an image next to text (Chrome puts a space
+// between "<img alt=Firefox>Try", Playwright does not), anything styled or hidden.
+const BLOCK_CONTENT = new Set(["div", "p"]);
+const CONTENT_DISPLAYS = new Set(["inline", "block", "inline-block"]);
+
+function plainContent(element, nested = false) {
   if (element.shadowRoot || clawdClosedRoot(element) || element.localName === "slot" || element.hasAttribute("aria-owns"))
     return false;
   if (!hasPlainStyle(element))
     return false;
   for (let child = element.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === Node.COMMENT_NODE)
+      return false;
     if (child.nodeType !== Node.ELEMENT_NODE)
       continue;
-    const control = CONTENT_CONTROLS.has(child.localName);
-    if (!(control || PHRASING.has(child.localName)) || !plainAttributes(child))
+    if (child.localName === "img") {
+      if (nested || !onlyContent(element, child) || !plainImage(child))
+        return false;
+      continue;
+    }
+    const tag = child.localName;
+    if (!(CONTENT_CONTROLS.has(tag) || PHRASING.has(tag) || BLOCK_CONTENT.has(tag)) || !plainAttributes(child))
       return false;
-    const display = getElementComputedStyle(child).display;
-    if (!(display === "inline" || (control && display === "inline-block")) || !plainContent(child))
+    if (!CONTENT_DISPLAYS.has(getElementComputedStyle(child).display) || !plainContent(child, true))
       return false;
   }
   return true;
 }
 
+function onlyContent(element, child) {
+  for (let other = element.firstChild; other; other = other.nextSibling) {
+    if (other !== child && !(other.nodeType === Node.TEXT_NODE && !other.data.trim()))
+      return false;
+  }
+  return true;
+}
+
+function plainImage(image) {
+  for (const attr of image.attributes) {
+    if (attr.name.startsWith("aria-") || attr.name === "role")
+      return false;
+  }
+  const style = getElementComputedStyle(image);
+  return imageAlt(image) !== null && style.display === "inline" && style.visibility === "visible";
+}
+
+// Attributes that change no name. A title would name an empty child, so it is plain only on a
+// child with text.
 function plainAttributes(element) {
   for (const attr of element.attributes) {
-    if (!PLAIN_ATTRIBUTES.has(attr.name))
-      return false;
+    const name = attr.name;
+    if (PLAIN_ATTRIBUTES.has(name) || name.startsWith("data-"))
+      continue;
+    if (name === "title" && element.textContent.trim())
+      continue;
+    return false;
   }
   return true;
 }

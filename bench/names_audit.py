@@ -1,0 +1,94 @@
+"""Names audit: every name a snapshot prints, compared with Chrome's own accessible name of the
+same node (Accessibility.getPartialAXTree), over the corpus pages. Not a test: the walker asks
+Chrome only for the names it cannot vouch for, and this is how the rules that vouch are checked
+on real pages before they are trusted (tests/integration/test_snapshot_names.py checks them on
+tests/site/snapshot/names.html).
+
+    .venv/bin/python bench/names_audit.py [--only NAME] [--show 20]
+
+Prints, per page, the names compared, how many Chrome was asked for, and every difference.
+Chrome's names are normalized as the snapshot normalizes them (zero-width spaces and soft hyphens
+out, whitespace collapsed). Iframes are left out: like Playwright, the snapshot prints them nameless.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import re
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from snapshot import CORPUS, RESOLVER, prepare_pages  # noqa: E402
+from tests.support.browser import service_config  # noqa: E402
+from tests.support.service import RunningService  # noqa: E402
+from tests.support.site import Site  # noqa: E402
+
+from clawd.page import aria  # noqa: E402
+
+ELEMENTS = "(refs => refs.map(ref => __clawd.refs.get(ref) || null))({refs})"
+
+
+def normalized(name: str) -> str:
+    """As the page's normalizeWhiteSpace: JavaScript's \\s also matches U+FEFF, Python's does not."""
+    return re.sub(r"[\s\ufeff]+", " ", name.replace("\u200b", "").replace("\u00ad", "")).strip()
+
+
+def audit_page(client, running, tab_id: str, url: str) -> tuple[int, int, list[tuple]]:
+    client.navigate(url, target_id=tab_id)
+    body = client.request("GET", "/snapshot", params={"targetId": tab_id, "maxChars": 0})
+    # main frame only; iframes print no name (Playwright's format), Chrome names them by title
+    refs = [(ref, info) for ref, info in body["refs"].items() if ref.startswith("e") and info["role"] != "iframe"]
+    tab = running.live_tab(tab_id)
+    walk = aria.Walk(tab.session, tab.session.target_id, "ai", deadline=time.monotonic() + 120)
+    context = aria.world(walk.session, walk.frame_id, walk.remaining())
+    ids = aria._element_ids(walk, context, ELEMENTS.format(refs=json.dumps([ref for ref, _ in refs])))
+    calls = [("Accessibility.getPartialAXTree", {"objectId": i, "fetchRelatives": False}) for i in ids]
+    replies = aria.pipelined(walk.session, calls, walk)
+    differ = []
+    for (ref, info), reply in zip(refs, replies):
+        chrome = normalized(aria._node_name((reply or {}).get("nodes") or [{}]) or "")
+        if chrome != info["name"]:
+            differ.append((ref, info["role"], info["name"], chrome))
+    return len(refs), body["stats"].get("chromeNames", 0), differ
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=pathlib.Path, default=CORPUS)
+    parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--show", type=int, default=20, help="differences printed per page")
+    args = parser.parse_args()
+
+    pages_dir = prepare_pages(args.corpus)
+    pages = sorted(p.name for p in pages_dir.glob("*.html") if p.name != "small.html")
+    if args.only:
+        pages = [p for p in pages if any(o in p for o in args.only)]
+    site = Site(pages_dir)
+    home = pathlib.Path(tempfile.mkdtemp(prefix="clawd-audit-home-"))
+    running = RunningService(service_config(home, extra={"browser": {"extraArgs": ["--disable-quic", RESOLVER]}}))
+    client = running.client(timeout=120)
+    client.start()
+    tab = client.open("about:blank")
+    total = asked = bad = 0
+    try:
+        for name in pages:
+            compared, chrome, differ = audit_page(client, running, tab["tabId"], site.url("/" + name))
+            total, asked, bad = total + compared, asked + chrome, bad + len(differ)
+            print(f"{name:46s} {compared:6d} names  {chrome:5d} asked of Chrome  {len(differ):4d} differ", flush=True)
+            for ref, role, ours, theirs in differ[:args.show]:
+                print(f"    {ref} {role}: snapshot {ours!r}  chrome {theirs!r}")
+    finally:
+        client.close()
+        running.close()
+        site.close()
+    print(f"\n{total} names compared on {len(pages)} pages, {asked} asked of Chrome, {bad} differ")
+
+
+if __name__ == "__main__":
+    main()
