@@ -8,7 +8,7 @@ import argparse
 import http.client
 import json
 
-from common import Site, print_table, start_service, summary, timed, write_json
+from common import Site, print_table, start_service_process, summary, timed, write_json
 
 EVALUATE = json.dumps({"kind": "evaluate", "fn": "() => 1"})
 
@@ -31,12 +31,12 @@ class Http:
 
 
 def clawd_figures(n: int, site: Site) -> dict:
-    running = start_service()
+    running = start_service_process()   # a process of its own, as Playwright's driver is
     try:
         client = running.client()
         client.start()
         tab = client.open(site.url("/act/forms.html"))
-        http = Http(running.url, running.token)
+        http = Http(running.url, client.token)
         query = f"?targetId={tab['tabId']}"
         evaluate = summary(timed(lambda: http.post("/act" + query, EVALUATE), n))
         refs = client.snapshot(target_id=tab["tabId"])["refs"]

@@ -1,8 +1,11 @@
-"""Shared pieces of the benchmarks: a clawd service in-process on a temporary home, percentiles,
-and printing a table. Benchmarks are not tests: they print figures and can write JSON."""
+"""Shared pieces of the benchmarks: a clawd service (in this process, or as a `serve` process of
+its own) on a temporary home, percentiles, and printing a table. Benchmarks are not tests: they
+print figures and can write JSON. CLAWD_BENCH_LOG_LEVEL sets the serve process's log level
+(default info, as deployed: one access line a request)."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import statistics
 import sys
@@ -12,6 +15,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.e2e.daemon_process import ServeProcess          # noqa: E402
 from tests.support.browser import service_config          # noqa: E402
 from tests.support.service import RunningService       # noqa: E402
 from tests.support.site import Site                    # noqa: E402
@@ -21,8 +25,16 @@ CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-
 
 
 def start_service(extra: dict | None = None) -> RunningService:
+    """The service in this process (a thread): for figures where the client's own work does not
+    compete with the service for the interpreter."""
     home = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-"))
     return RunningService(service_config(home, extra=extra))
+
+
+def start_service_process(extra: dict | None = None) -> ServeProcess:
+    """`python -m clawd serve` as it is deployed: a process of its own."""
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-"))
+    return ServeProcess(tmp, service_config(tmp / "home", extra=extra), extra_args=("--log-level", os.environ.get("CLAWD_BENCH_LOG_LEVEL", "info")))
 
 
 def percentile(samples: list[float], p: float) -> float:

@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Latency of the service next to bare CDP in the same run (issue 2), and act latency next to
-Playwright (issue 4). Usage: bench/latency.py [--n 500] [--json OUT]"""
+Playwright (issue 4). Usage: bench/latency.py [--n 500] [--json OUT]
+
+The service runs as deployed, `python -m clawd serve` in a process of its own: in this process
+its threads would share one interpreter lock with the client that measures it."""
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 
 import psutil
 import websocket
 
-from common import print_table, start_service, summary, timed, write_json, Site
+from common import print_table, start_service_process, summary, timed, write_json, Site
 
 
 def bare_cdp_call(port: int, target_id: str):
@@ -31,7 +33,41 @@ def bare_cdp_call(port: int, target_id: str):
 
 
 class RawHttp:
-    """A keep-alive http.client connection: measures the service, not a client library."""
+    """HTTP/1.1 over one keep-alive socket, written and read by hand: it measures the service,
+    not a client library (http.client parses each answer's headers with the email package,
+    about 0.1 ms of CPU a call here)."""
+
+    def __init__(self, url: str, token: str):
+        import socket
+        host, port = url.split("//")[1].split(":")
+        self.sock = socket.create_connection((host, int(port)))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.head = f"Host: {host}:{port}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+        self.buffer = b""
+
+    def __call__(self, method: str, path: str, body: str | None = None) -> bytes:
+        data = (body or "").encode()
+        self.sock.sendall(f"{method} {path} HTTP/1.1\r\n{self.head}Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        while b"\r\n\r\n" not in self.buffer:
+            self.buffer += self._recv()
+        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+        while len(self.buffer) < length:
+            self.buffer += self._recv()
+        answer, self.buffer = self.buffer[:length], self.buffer[length:]
+        if not head.startswith(b"HTTP/1.1 200"):
+            raise RuntimeError(f"{method} {path}: {head.splitlines()[0]!r} {answer[:200]!r}")
+        return answer
+
+    def _recv(self) -> bytes:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("the service closed the connection")
+        return chunk
+
+
+class LibHttp:
+    """The same over http.client, a client library's cost included."""
 
     def __init__(self, url: str, token: str):
         import http.client
@@ -45,7 +81,7 @@ class RawHttp:
 
 
 def service_figures(n: int) -> dict:
-    running = start_service()
+    running = start_service_process()
     site = Site()
     try:
         client = running.client()
@@ -53,12 +89,15 @@ def service_figures(n: int) -> dict:
         tab = client.open(site.url("/index.html"))
         port = running.config.browser.profiles["clawd"].cdp_port
         ws, bare = bare_cdp_call(port, tab["targetId"])   # the very call POST /tabs/focus makes
-        http = RawHttp(running.url, running.token)
+        http = RawHttp(running.url, client.token)
+        lib = LibHttp(running.url, client.token)
         focus_body = '{"targetId": "%s"}' % tab["tabId"]
         figures = {
             "bare Target.activateTarget (websocket-client)": summary(timed(bare, n)),
             "GET /tabs": summary(timed(lambda: http("GET", "/tabs"), n)),
             "POST /tabs/focus (1 CDP call)": summary(timed(lambda: http("POST", "/tabs/focus", focus_body), n)),
+            "GET /tabs (http.client)": summary(timed(lambda: lib("GET", "/tabs"), n)),
+            "POST /tabs/focus (http.client)": summary(timed(lambda: lib("POST", "/tabs/focus", focus_body), n)),
             "clawd.client GET /tabs (requests)": summary(timed(lambda: client.tabs(), n)),
             "clawd.client focus (requests)": summary(timed(lambda: client.focus(tab["tabId"]), n)),
         }
@@ -71,14 +110,14 @@ def service_figures(n: int) -> dict:
 
 
 def idle_rss(running) -> float:
-    """RSS of this process (the service) excluding Chromium, which runs in its own processes."""
-    return round(psutil.Process(os.getpid()).memory_info().rss / 2**20, 1)
+    """RSS of the service's process, Chromium excluded (it runs in processes of its own)."""
+    return round(psutil.Process(running.proc.pid).memory_info().rss / 2**20, 1)
 
 
 def cold_start(runs: int = 5) -> dict:
     times = []
     for _ in range(runs):
-        running = start_service()
+        running = start_service_process()
         try:
             began = time.perf_counter()
             running.client().start()

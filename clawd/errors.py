@@ -35,6 +35,12 @@ class BodyTooLarge(InvalidRequest):
     http_status = 413
 
 
+class HeadersTooLarge(InvalidRequest):
+    """A request header line is over 64 KiB, or there are over 100 headers."""
+    code = "HEADERS_TOO_LARGE"
+    http_status = 431
+
+
 class InvalidPath(InvalidRequest):
     """The path is outside its allowed root, a symlink, or not a regular file."""
     code = "INVALID_PATH"
