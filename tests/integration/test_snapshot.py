@@ -112,6 +112,8 @@ def test_closed_shadow_roots_are_included(client, site, tab, service):
     assert re.search(r'- link "Deep link" \[ref=e\d+\] \[cursor=pointer\]:\n\s+- /url: /deep', text)
     # a closed host renders its shadow tree, not its unslotted light children
     assert "Shadow paragraph" in text and "Light only" not in text and "Unslotted light" not in text
+    # a custom element whose light children are all slotted into its closed root
+    assert re.search(r'- button "Slotted only" \[ref=e\d+\]', text) and 'link "Slot host link"' in text
     deep = next(ref for ref, info in body["refs"].items() if info["name"] == "Deep link")
     resolved = resolve_ref(service.live_tab(tab_id), deep)
     node = resolved.session.call("DOM.describeNode", {"backendNodeId": resolved.backend_node_id})["node"]

@@ -82,7 +82,8 @@ DIFFERENCES["names.html"] += [
     ('- link "longword":', '- link "long word":'),
 ]
 DIFFERENCES["shadow.html"] = [
-    ("- text: Card title", "\n".join([
+    ("- text: Card title Slotted only", "\n".join([
         '- button "Closed inside"', '- textbox "Closed input"', '- heading "Card title" [level=3]',
-        '- button "Card action"', '- link "Deep link":', "  - /url: /deep", "- paragraph: Shadow paragraph"])),
+        '- button "Card action"', '- link "Deep link":', "  - /url: /deep", "- paragraph: Shadow paragraph",
+        '- button "Slotted only"', '- link "Slot host link":', "  - /url: /slot-host"])),
 ]

@@ -31,10 +31,13 @@ const TEXT_INPUTS = new Set(["", "text", "email", "tel", "url", "search", "passw
   "checkbox", "radio"]);
 
 // Elements that may host a closed shadow root: an isolated world cannot see one (shadowRoot is
-// null), so Python asks DOM.describeNode about these few and hands the roots back. A candidate
-// is a custom or shadow-capable element that is empty yet has a box, or with a child outside the
-// flat tree (no computed style: unslotted content of a shadow host). Not found: a closed host
-// whose children are all slotted (nothing in the page tells it from a plain element).
+// null), so Python asks DOM.describeNode about these and hands the roots back, once per element
+// and document. A candidate is a defined custom element (a web component; asked even when all its
+// children are slotted, which nothing in the page tells apart; undefined ones, like MathJax's
+// 1,100 mjx-* tags, are not asked: 150 ms), or a custom or shadow-capable built-in element that
+// is empty yet has a box, or that has a child outside the flat tree (no computed style: unslotted
+// content of a shadow host). Not found: an undefined custom element or a built-in one (a <div>)
+// whose children are all slotted.
 const SHADOW_HOSTS = new Set(["article", "aside", "blockquote", "body", "div", "footer", "h1", "h2", "h3",
   "h4", "h5", "h6", "header", "main", "nav", "p", "section", "span"]);
 
@@ -67,7 +70,10 @@ function clawdClosedRoot(element) {
 
 function mayHostClosedRoot(element) {
   const name = element.localName;
-  if (!name.includes("-") && !SHADOW_HOSTS.has(name))
+  const custom = name.includes("-");
+  if (custom && element.matches(":defined"))
+    return true;
+  if (!custom && !SHADOW_HOSTS.has(name))
     return false;
   if (element.firstElementChild) {
     for (let child = element.firstElementChild; child; child = child.nextElementSibling) {
