@@ -2,16 +2,20 @@
 elements is resolved to its node and compared with Accessibility.getPartialAXTree's name."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from clawd.page.refs import resolve_ref
 
 
 def chrome_name(resolved) -> str:
+    """Chrome's name, with whitespace as the snapshot prints every name (collapsed and trimmed,
+    zero-width spaces and soft hyphens out): Chrome keeps the space an icon leaves, " Icon link"."""
     reply = resolved.session.call("Accessibility.getPartialAXTree",
                                   {"backendNodeId": resolved.backend_node_id, "fetchRelatives": False})
     node = reply["nodes"][0]
-    return (node.get("name") or {}).get("value", "")
+    name = (node.get("name") or {}).get("value", "")
+    return re.sub(r"[\s\ufeff]+", " ", name.replace("\u200b", "").replace("\u00ad", "")).strip()
 
 
 def test_names_of_fifty_varied_elements_are_chromes(client, site, tab, service):

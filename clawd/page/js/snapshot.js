@@ -27,6 +27,7 @@ const PLAIN_ATTRIBUTES = new Set(["class", "style", "dir", "lang", "id", "href",
 const FORM_CONTROLS = new Set(["input", "textarea", "select"]);
 const NEVER_SIMPLE = new Set(["img", "area", "svg", "object", "embed", "fieldset", "figure", "table",
   "output", "meter", "progress", "iframe", "frame", "canvas", "video", "audio", "math", "summary", "details"]);
+const INPUT_BUTTONS = new Set(["submit", "button", "reset"]);
 const TEXT_INPUTS = new Set(["", "text", "email", "tel", "url", "search", "password", "number",
   "checkbox", "radio"]);
 
@@ -198,18 +199,33 @@ function clawdKnownName(element, role) {
 function clawdNoteName(node, element, name) {
   node.certain = !!clawdKnownName(element, node.role) || nameIsCertain(element, node.role, node.name);
   node.fullName = node.name;   // Playwright's ai mode may blank a printed name; the refs map keeps it
+  const term = !node.certain && CHROME_CONTENT_NAMED.has(node.role) && termName(element);
+  if (term !== false) {   // Chrome names a term from its text, Playwright does not: the refs map has Chrome's
+    node.fullName = term;
+    node.certain = true;
+  }
+}
+
+// The name Chrome gives a term (<dt>) of plain text only, or false.
+function termName(element) {
+  if (element.firstElementChild || element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby") ||
+      element.hasAttribute("title") || !plainContent(element))
+    return false;
+  return normalizeWhiteSpace(element.textContent);
 }
 
 function nameIsCertain(element, role, name) {
   if (element.hasAttribute("aria-labelledby"))
     return false;
-  // a title names an element only when nothing else does (Chrome and Playwright alike): a name
-  // equal to the title is certain only when the element's own text gives it
   if (element.localName === "img")   // an alt text names an image before its title
     return imageAlt(element) === name && name !== "";
+  // a title names an element only when nothing else does (Chrome and Playwright alike): a name
+  // equal to the title is certain when the element has text of its own (plain content, checked
+  // below, then gives the name). Not a generic element's title: Chrome leaves some of those out
+  // of its tree, nameless (audited).
   const title = element.getAttribute("title");
   if (title !== null && (FORM_CONTROLS.has(element.localName) || !name ||
-      (name === normalizeWhiteSpace(title) && normalizeWhiteSpace(element.textContent) !== name)))
+      (name === normalizeWhiteSpace(title) && !element.textContent.trim())))
     return false;
   if (element.localName === "option" && element.hasAttribute("label"))
     return false;
@@ -219,11 +235,13 @@ function nameIsCertain(element, role, name) {
   const tag = element.localName;
   if (tag === "table" && unnamedTable(element, name))
     return true;
+  if (tag === "svg")
+    return !!name && name === svgTitle(element);
 
   if (NEVER_SIMPLE.has(tag) || element.shadowRoot || clawdClosedRoot(element))
     return false;
   if (FORM_CONTROLS.has(tag))
-    return controlNameIsCertain(element);
+    return controlNameIsCertain(element, name);
   if (tag === "button" || allowsNameFromContent(role, false))
     return plainContent(element);
   if (CHROME_CONTENT_NAMED.has(role))
@@ -244,17 +262,29 @@ function unnamedTable(table, name) {
   return true;
 }
 
+// The name an <svg> gives by a <title> child of plain text (Chrome and Playwright alike), or null.
+function svgTitle(svg) {
+  for (let child = svg.firstElementChild; child; child = child.nextElementSibling) {
+    if (child.localName === "title")
+      return child.firstElementChild ? null : normalizeWhiteSpace(child.textContent);
+  }
+  return null;
+}
+
 // The name an <img> gives by its alt text (Chrome and Playwright alike), or null.
 function imageAlt(image) {
   const alt = image.getAttribute("alt");
   return alt && alt.trim() ? normalizeWhiteSpace(alt) : null;
 }
 
-function controlNameIsCertain(element) {
+function controlNameIsCertain(element, name) {
+  if (element.localName === "input" && INPUT_BUTTONS.has(element.type))   // named by its value
+    return !!name && name === normalizeWhiteSpace(element.value) && elementLabels(element).length === 0;
   if (element.localName === "input" && !TEXT_INPUTS.has(element.type))
     return false;
-  if (element.hasAttribute("placeholder"))
-    return false;
+  if (element.hasAttribute("placeholder"))   // named by the placeholder when nothing else names it
+    return !!name && name === normalizeWhiteSpace(element.getAttribute("placeholder")) &&
+      elementLabels(element).length === 0;
   const labels = elementLabels(element);
   if (labels.length === 0)
     return true;
@@ -307,6 +337,11 @@ function plainContent(element, nested = false) {
         return false;
       continue;
     }
+    if (child.localName === "svg") {
+      if (nested || !atEdge(element, child) || !silentSvg(child))
+        return false;
+      continue;
+    }
     const tag = child.localName;
     if (!(CONTENT_CONTROLS.has(tag) || PHRASING.has(tag) || BLOCK_CONTENT.has(tag)) || !plainAttributes(child))
       return false;
@@ -322,6 +357,26 @@ function onlyContent(element, child) {
       return false;
   }
   return true;
+}
+
+// First or last of the element's content (whitespace aside): an icon before or after a label
+function atEdge(element, child) {
+  const blank = (node) => node.nodeType === Node.TEXT_NODE && !node.data.trim();
+  let before = child.previousSibling, after = child.nextSibling;
+  while (before && blank(before))
+    before = before.previousSibling;
+  while (after && blank(after))
+    after = after.nextSibling;
+  return !before || !after;
+}
+
+// An <svg> that adds nothing to a name: hidden from accessibility, or with no title, label or text.
+function silentSvg(svg) {
+  if ((svg.getAttribute("aria-hidden") || "").toLowerCase() === "true")
+    return true;
+  if (svg.hasAttribute("aria-label") || svg.hasAttribute("aria-labelledby") || svg.hasAttribute("role"))
+    return false;
+  return !svg.querySelector("title, desc, text, foreignObject, a") && !svg.textContent.trim();
 }
 
 function plainImage(image) {
