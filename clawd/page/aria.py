@@ -85,28 +85,41 @@ def walk_frame(walk: Walk, base: int) -> FrameText:
     """Snapshot one frame's document (not its iframes) into text and refs."""
     context = world(walk.session, walk.frame_id, walk.remaining())
     built = _build(walk, context, base)
-    if built.get("error") == "selector":
-        raise errors.SelectorNotFound(f"no element matches the selector {walk.selector!r}")
-    if built.get("error") == "badselector":
-        raise errors.InvalidRequest(f"selector {walk.selector!r} is not a valid CSS selector")
-    if built.get("error") == "loading":
-        raise errors.TabLoading("the tab is still loading its document (readyState is loading); "
-                                "wait for it (POST /wait) and take the snapshot again")
-    names = chrome_names(walk, context) if built["pending"] else []
-    rendered = built.get("rendered") or evaluate(
-        walk.session, context, f"__clawd.render({json.dumps(names)}, {json.dumps(walk.mode == 'ai')})",
-        walk.remaining())
+    names: list[str | None] = []
+    if isinstance(built, str):   # nothing to ask Chrome: rendered at once
+        packed = built
+    else:
+        if built.get("error") == "selector":
+            raise errors.SelectorNotFound(f"no element matches the selector {walk.selector!r}")
+        if built.get("error") == "badselector":
+            raise errors.InvalidRequest(f"selector {walk.selector!r} is not a valid CSS selector")
+        if built.get("error") == "loading":
+            raise errors.TabLoading("the tab is still loading its document (readyState is loading); "
+                                    "wait for it (POST /wait) and take the snapshot again")
+        names = chrome_names(walk, context)
+        packed = evaluate(walk.session, context,
+                          f"__clawd.render({json.dumps(names)}, {json.dumps(walk.mode == 'ai')})", walk.remaining())
+    rendered = unpack(packed)
     result = FrameText(rendered["text"], rendered["refs"], rendered["last"], len(names))
     result.iframes = rendered["iframes"]
     result.context = context
-    result.page = built["page"]
+    result.page = rendered["page"]
     return result
 
 
-def _build(walk: Walk, context: int, base: int) -> dict:
+def unpack(packed: str) -> dict:
+    """__clawd.render's answer: a JSON line (refs, iframes, last, page), then the text."""
+    head, _, text = packed.partition("\n")
+    rendered = json.loads(head)
+    rendered["text"] = text
+    return rendered
+
+
+def _build(walk: Walk, context: int, base: int) -> dict | str:
     """__clawd.build, injecting the script on first use; while the page has elements that may
-    host closed shadow roots, those are looked at first (one nesting level per round)."""
-    def build(probe: bool) -> dict | None:
+    host closed shadow roots, those are looked at first (one nesting level per round). A string
+    is the rendered snapshot (no name to ask Chrome)."""
+    def build(probe: bool) -> dict | str | None:
         options = json.dumps({"mode": walk.mode, "refPrefix": walk.prefix, "base": base,
                               "selector": walk.selector, "probe": probe, "root": walk.root})
         return evaluate(walk.session, context, f"globalThis.__clawd ? __clawd.build({options}) : null",
@@ -117,7 +130,7 @@ def _build(walk: Walk, context: int, base: int) -> dict:
         evaluate(walk.session, context, script(), walk.remaining())
         built = build(True)
     for round_ in range(CLOSED_ROUNDS):
-        if not built.get("candidates"):
+        if isinstance(built, str) or not built.get("candidates"):
             return built
         attach_closed_roots(walk, context)
         built = build(round_ + 1 < CLOSED_ROUNDS)
