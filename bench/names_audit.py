@@ -17,16 +17,13 @@ import json
 import pathlib
 import re
 import sys
-import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from snapshot import CORPUS, RESOLVER, prepare_pages  # noqa: E402
-from tests.support.browser import service_config  # noqa: E402
-from tests.support.service import RunningService  # noqa: E402
+from snapshot import CORPUS, corpus_pages, corpus_service  # noqa: E402
 from tests.support.site import Site  # noqa: E402
 
 from clawd.page import aria  # noqa: E402
@@ -65,13 +62,9 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=20, help="differences printed per page")
     args = parser.parse_args()
 
-    pages_dir = prepare_pages(args.corpus)
-    pages = sorted(p.name for p in pages_dir.glob("*.html") if p.name != "small.html")
-    if args.only:
-        pages = [p for p in pages if any(o in p for o in args.only)]
+    pages_dir, pages = corpus_pages(args.corpus, args.only)
     site = Site(pages_dir)
-    home = pathlib.Path(tempfile.mkdtemp(prefix="clawd-audit-home-"))
-    running = RunningService(service_config(home, extra={"browser": {"extraArgs": ["--disable-quic", RESOLVER]}}))
+    running = corpus_service()
     client = running.client(timeout=120)
     client.start()
     tab = client.open("about:blank")

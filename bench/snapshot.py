@@ -39,6 +39,20 @@ def prepare_pages(source: pathlib.Path) -> pathlib.Path:
     return out
 
 
+def corpus_pages(corpus: pathlib.Path, only: list[str]) -> tuple[pathlib.Path, list[str]]:
+    """The pages served (a temporary copy plus big.html) and the names benchmarked: all but
+    small.html, or those with one of `only` in their name."""
+    pages_dir = prepare_pages(corpus)
+    pages = sorted(p.name for p in pages_dir.glob("*.html") if p.name != "small.html")
+    return pages_dir, [p for p in pages if not only or any(o in p for o in only)]
+
+
+def corpus_service() -> RunningService:
+    """A service whose Chromium resolves 127.0.0.1 only: a corpus page's other requests fail."""
+    home = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-home-"))
+    return RunningService(service_config(home, extra={"browser": {"extraArgs": ["--disable-quic", RESOLVER]}}))
+
+
 def timed(fn) -> tuple[float, object]:
     start = time.perf_counter()
     value = fn()
@@ -53,17 +67,12 @@ def main() -> None:
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args()
 
-    pages_dir = prepare_pages(args.corpus)
-    pages = sorted(p.name for p in pages_dir.glob("*.html") if p.name != "small.html")
-    if args.only:
-        pages = [p for p in pages if any(o in p for o in args.only)]
+    pages_dir, pages = corpus_pages(args.corpus, args.only)
     site = Site(pages_dir)
-    home = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-home-"))
-    config = service_config(home, extra={"browser": {"extraArgs": ["--disable-quic", RESOLVER]}})
-    running = RunningService(config)
+    running = corpus_service()
     client = running.client(timeout=120)
     client.start()
-    port = config.browser.profiles["clawd"].cdp_port
+    port = running.config.browser.profiles["clawd"].cdp_port
 
     from playwright.sync_api import sync_playwright
     rows = []
