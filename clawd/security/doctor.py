@@ -1,6 +1,8 @@
-"""The service's self-diagnosis (GET /doctor): pure checks over the config, the state layout and
-probes passed in (run a program, is a port taken, our own browsers' ports), so tests hand in fakes.
-Each check is {name, ok, level: ok|warn|error, detail}; warnings are risks, errors stop a start."""
+"""The doctor's checks: pure checks over the config, the state layout and probes passed in (run a
+program, is a port taken, our own browsers' ports), so tests hand in fakes. The service runs them
+for GET /doctor (diagnose); `clawd-browser doctor` runs the ones that make sense before a start
+(clawd/cli/commands/doctor.py). Each check is {name, ok, level: ok|warn|error, detail}; warnings
+are risks, errors stop a start."""
 from __future__ import annotations
 
 import os
@@ -87,7 +89,7 @@ def check_sandbox(config: Config, probes: Probes) -> Check:
     setting = config.browser.no_sandbox
     if not resolve_no_sandbox(setting, euid=probes.euid):
         return Check("sandbox", OK, f"Chromium keeps its sandbox (browser.noSandbox: {setting})")
-    why = "the service runs as root" if setting == "auto" else "browser.noSandbox is true"
+    why = "running as root" if setting == "auto" else "browser.noSandbox is true"
     return Check("sandbox", WARN, f"Chromium runs with --no-sandbox ({why}): a renderer exploit reaches "
                                   "this user's files; run the service as an unprivileged user")
 
@@ -101,11 +103,16 @@ def check_evaluate(config: Config) -> Check:
 
 # -- state and credentials ----------------------------------------------------------------------
 def check_state_dir(layout: StateLayout) -> Check:
+    """$CLAWD_HOME: there (or creatable), a directory, ours, writable by us and by nobody else."""
+    euid = os.geteuid()
     home = layout.home
     try:
         st = home.stat()
     except FileNotFoundError:
-        return Check("state dir", WARN, f"{home} does not exist yet; it is created with mode 0700")
+        parent = next((p for p in home.parents if p.exists()), None)
+        if parent is None or not os.access(parent, os.W_OK | os.X_OK):
+            return Check("state dir", ERROR, f"{home} does not exist and {parent} is not writable")
+        return Check("state dir", OK, f"{home} will be created (mode 0700) on first start")
     except OSError as exc:
         return Check("state dir", ERROR, f"{home}: {exc.strerror}")
     if not stat.S_ISDIR(st.st_mode):
@@ -113,21 +120,29 @@ def check_state_dir(layout: StateLayout) -> Check:
     if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return Check("state dir", ERROR, f"{home} is writable by group or others (mode {_mode(st)}); it holds "
                                          f"the auth token and browser profiles: chmod 700 {home}")
+    if not os.access(home, os.W_OK | os.X_OK):
+        return Check("state dir", ERROR, f"{home} is not writable by this user (uid {euid})")
+    if st.st_uid != euid:
+        return Check("state dir", WARN, f"{home} belongs to uid {st.st_uid}, not to this user (uid {euid})")
     if st.st_mode & 0o077:
         return Check("state dir", WARN, f"{home} (mode {_mode(st)}) is readable by group or others: "
                                         f"chmod 700 {home}")
     return Check("state dir", OK, f"{home} (mode {_mode(st)})")
 
 
-def check_auth(config: Config, layout: StateLayout) -> Check:
+def check_auth(config: Config, layout: StateLayout, *, before_start: bool = False) -> Check:
+    """A configured credential, or the generated token file: present (the service writes it on
+    its first start), 0600, not empty."""
     auth = config.server.auth
     if auth.token or auth.password:
         which = " and ".join(k for k, v in (("token", auth.token), ("password", auth.password)) if v)
-        return Check("auth", OK, f"server.auth {which} configured")
+        return Check("auth", OK, f"server.auth {which} configured (or from CLAWD_TOKEN/CLAWD_PASSWORD)")
     path = layout.auth_token
     try:
         st = path.stat()
     except FileNotFoundError:
+        if before_start:
+            return Check("auth", WARN, f"no token yet: the service writes {path} on its first start")
         return Check("auth", ERROR, f"no credential: server.auth is empty and {path} does not exist")
     except OSError as exc:
         return Check("auth", ERROR, f"{path}: {exc.strerror}")

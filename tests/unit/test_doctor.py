@@ -40,7 +40,7 @@ def test_without_a_service_a_sound_setup_passes_with_warnings_only(env):
     assert status == 0
     assert checks["chromium"]["level"] == "ok" and "Chromium 999.0.0.1" in checks["chromium"]["detail"]
     assert checks["config"]["level"] == "ok" and str(env["config"]) in checks["config"]["detail"]
-    assert checks["state"]["level"] == "ok" and "will be created" in checks["state"]["detail"]
+    assert checks["state dir"]["level"] == "ok" and "will be created" in checks["state dir"]["detail"]
     assert checks["auth"]["level"] == "warn"
     assert checks["service"]["level"] == "warn" and "not running" in checks["service"]["detail"]
 
@@ -49,7 +49,7 @@ def test_a_missing_chromium_fails_with_exit_status_1(env):
     env["config"].write_text(f"browser: {{executablePath: {env['tmp'] / 'nope'}}}\n")
     status, checks = doctor()
     assert status == 1
-    assert checks["chromium"]["level"] == "fail" and "browser.executablePath" in checks["chromium"]["detail"]
+    assert checks["chromium"]["level"] == "error" and "browser.executablePath" in checks["chromium"]["detail"]
 
 
 def test_an_invalid_config_fails_and_names_the_problem(env):
@@ -63,11 +63,11 @@ def test_a_world_writable_state_dir_fails_and_a_group_readable_one_warns(env):
     home = env["home"]
     home.mkdir()
     home.chmod(0o777)
-    assert doctor()[1]["state"]["level"] == "fail"
+    assert doctor()[1]["state dir"]["level"] == "error"
     home.chmod(0o750)
-    assert doctor()[1]["state"]["level"] == "warn"
+    assert doctor()[1]["state dir"]["level"] == "warn"
     home.chmod(0o700)
-    assert doctor()[1]["state"]["level"] == "ok"
+    assert doctor()[1]["state dir"]["level"] == "ok"
 
 
 def test_an_auth_token_readable_by_others_fails(env):
@@ -77,7 +77,7 @@ def test_an_auth_token_readable_by_others_fails(env):
     token.write_text("abc\n")
     token.chmod(0o644)
     status, checks = doctor()
-    assert status == 1 and checks["auth"]["level"] == "fail" and "chmod 600" in checks["auth"]["detail"]
+    assert status == 1 and checks["auth"]["level"] == "error" and "chmod 600" in checks["auth"]["detail"]
     token.chmod(0o600)
     assert doctor()[1]["auth"]["level"] == "ok"
 
@@ -90,7 +90,7 @@ def test_a_running_service_is_reached_with_the_token_it_wrote(env, tmp_path):
         assert checks["service"]["level"] == "ok", checks["service"]
         assert service.url in checks["service"]["detail"]
         status, checks = doctor("--url", service.url, "--token", "wrong")
-        assert status == 1 and checks["service"]["level"] == "fail"
+        assert status == 1 and checks["service"]["level"] == "error"
     finally:
         service.close()
 
