@@ -19,7 +19,7 @@ FORGET_AFTER = 120.0        # a request that never reports its end stops countin
 class RequestTracker:
     def __init__(self):
         self._cond = threading.Condition()
-        self._inflight: dict[tuple, tuple[int, float]] = {}   # (session, requestId) -> (seq, started)
+        self._inflight: dict[tuple, tuple[int, float, str]] = {}   # (session, requestId) -> (seq, started, url)
         self.seq = 0                                           # requests started so far
         self.last_change = time.monotonic()
         self.windows = 0                                       # Page.windowOpen events so far
@@ -30,7 +30,7 @@ class RequestTracker:
         with self._cond:
             if key not in self._inflight:      # a redirect keeps its requestId: one request
                 self.seq += 1
-                self._inflight[key] = (self.seq, now)
+                self._inflight[key] = (self.seq, now, (params.get("request") or {}).get("url", "?"))
                 self._forget_old(now)
             self.last_change = now
             self._cond.notify_all()
@@ -47,11 +47,19 @@ class RequestTracker:
 
     def _forget_old(self, now: float) -> None:
         if len(self._inflight) > 200:
-            for key in [k for k, (_, t) in self._inflight.items() if now - t > FORGET_AFTER]:
+            for key in [k for k, (_, t, _) in self._inflight.items() if now - t > FORGET_AFTER]:
                 del self._inflight[key]
 
     def _busy_since(self, seq: int) -> bool:
-        return any(s > seq for s, _ in self._inflight.values())
+        return any(s > seq for s, _, _ in self._inflight.values())
+
+    def in_flight(self, most: int = 3) -> str:
+        """The oldest requests still in flight, for an error message: `url (2.1 s)`."""
+        now = time.monotonic()
+        with self._cond:
+            oldest = sorted(self._inflight.values(), key=lambda item: item[1])
+        shown = [f"{url[:120]} ({now - started:.1f} s)" for _, started, url in oldest[:most]]
+        return ", ".join(shown) + (f" and {len(oldest) - most} more" if len(oldest) > most else "")
 
     def settle(self, since_seq: int, deadline: float, *, limit: float = SETTLE_LIMIT,
                quiet: float = QUIET) -> bool:

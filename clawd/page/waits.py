@@ -104,8 +104,10 @@ def _wait_load(tab: Tab, state: str, deadline: float) -> None:
     ready = "document.readyState === 'complete'" if state != "domcontentloaded" else \
         "document.readyState !== 'loading'"
     _poll(tab, "loadState", state, ready, deadline)
-    if state == "networkidle" and not settle.tracker_of(tab).idle(deadline):
-        raise errors.ActTimeout("wait for loadState 'networkidle' timed out: requests kept going",
+    tracker = settle.tracker_of(tab)
+    if state == "networkidle" and not tracker.idle(deadline):
+        raise errors.ActTimeout(f"wait for loadState 'networkidle' timed out: requests kept going "
+                                f"(in flight: {tracker.in_flight() or 'none; the last one ended under 0.5 s ago'})",
                                 condition="loadState")
 
 

@@ -1,0 +1,57 @@
+"""The per-tab request tracker behind networkidle and the post-action settle (clawd/page/settle.py),
+fed Network events by hand."""
+from __future__ import annotations
+
+import threading
+import time
+
+from clawd.page.settle import RequestTracker
+
+
+def request(rid: str, url: str = "http://127.0.0.1/x") -> dict:
+    return {"requestId": rid, "request": {"url": url}}
+
+
+def test_idle_once_nothing_is_in_flight_for_the_quiet_time():
+    tracker = RequestTracker()
+    tracker.started("s", request("1"))
+    assert tracker.idle(time.monotonic() + 0.1, quiet=0.05) is False
+    threading.Timer(0.05, tracker.finished, ("s", {"requestId": "1"})).start()
+    began = time.monotonic()
+    assert tracker.idle(time.monotonic() + 5, quiet=0.05) is True
+    assert time.monotonic() - began >= 0.09    # the end at 0.05 s, then 0.05 s of quiet
+
+
+def test_a_redirect_keeps_its_request_id_and_counts_once():
+    tracker = RequestTracker()
+    tracker.started("s", request("1", "http://127.0.0.1/a"))
+    tracker.started("s", request("1", "http://127.0.0.1/b"))
+    assert tracker.seq == 1
+    tracker.finished("s", {"requestId": "1"})
+    assert tracker.in_flight() == ""
+
+
+def test_the_same_request_id_on_two_sessions_is_two_requests():
+    tracker = RequestTracker()
+    tracker.started("main", request("1"))
+    tracker.started("child", request("1"))
+    tracker.finished("main", {"requestId": "1"})
+    assert tracker.in_flight().startswith("http://127.0.0.1/x (")
+
+
+def test_in_flight_names_the_oldest_requests_for_the_error_message():
+    tracker = RequestTracker()
+    for i in range(5):
+        tracker.started("s", request(str(i), f"http://127.0.0.1/r{i}"))
+    text = tracker.in_flight(most=2)
+    assert text.startswith("http://127.0.0.1/r0 (") and "http://127.0.0.1/r1 (" in text
+    assert text.endswith("and 3 more") and "/r2" not in text
+
+
+def test_settle_returns_at_once_when_the_action_started_no_request():
+    tracker = RequestTracker()
+    tracker.started("s", request("old"))        # in flight before the action: not waited for
+    since = tracker.seq
+    began = time.monotonic()
+    assert tracker.settle(since, time.monotonic() + 5) is True
+    assert time.monotonic() - began < 0.05
