@@ -39,7 +39,8 @@ class Handler(BaseHTTPRequestHandler):
     server_version = f"clawd/{__version__}"
 
     # The request line and headers are read here, not by http.server: its parser goes through
-    # the email package, which cost 0.2 ms of a 0.4 ms GET /tabs (profiled, bench/latency.py).
+    # the email package, the largest part of a request's CPU in a profile of GET /tabs (30 us
+    # to parse and read a request's headers there, 7 us here).
     def parse_request(self) -> bool:
         self.command = None
         self.request_version = self.default_request_version
@@ -202,12 +203,6 @@ class Headers:
 
     def get(self, name: str, default=None):
         return self._values.get(name.lower(), default)
-
-    def __contains__(self, name: str) -> bool:
-        return name.lower() in self._values
-
-    def __getitem__(self, name: str) -> str | None:
-        return self._values.get(name.lower())
 
 
 def read_headers(rfile) -> Headers:

@@ -338,7 +338,7 @@ function plainContent(element, nested = false) {
       continue;
     }
     if (child.localName === "svg") {
-      if (nested || !atEdge(element, child) || !silentSvg(child))
+      if (nested || !atEdge(child) || !silentSvg(child))
         return false;
       continue;
     }
@@ -351,21 +351,24 @@ function plainContent(element, nested = false) {
   return true;
 }
 
+function blankText(node) {
+  return node.nodeType === Node.TEXT_NODE && !node.data.trim();
+}
+
 function onlyContent(element, child) {
   for (let other = element.firstChild; other; other = other.nextSibling) {
-    if (other !== child && !(other.nodeType === Node.TEXT_NODE && !other.data.trim()))
+    if (other !== child && !blankText(other))
       return false;
   }
   return true;
 }
 
 // First or last of the element's content (whitespace aside): an icon before or after a label
-function atEdge(element, child) {
-  const blank = (node) => node.nodeType === Node.TEXT_NODE && !node.data.trim();
+function atEdge(child) {
   let before = child.previousSibling, after = child.nextSibling;
-  while (before && blank(before))
+  while (before && blankText(before))
     before = before.previousSibling;
-  while (after && blank(after))
+  while (after && blankText(after))
     after = after.nextSibling;
   return !before || !after;
 }
