@@ -19,7 +19,8 @@ FORGET_AFTER = 120.0        # a request that never reports its end stops countin
 class RequestTracker:
     def __init__(self):
         self._cond = threading.Condition()
-        self._inflight: dict[tuple, tuple[int, float, str]] = {}   # (session, requestId) -> (seq, started, url)
+        # (session, requestId) -> (seq, started, url, frameId of a document request or None)
+        self._inflight: dict[tuple, tuple[int, float, str, str | None]] = {}
         self.seq = 0                                           # requests started so far
         self.last_change = time.monotonic()
         self.windows = 0                                       # Page.windowOpen events so far
@@ -30,7 +31,8 @@ class RequestTracker:
         with self._cond:
             if key not in self._inflight:      # a redirect keeps its requestId: one request
                 self.seq += 1
-                self._inflight[key] = (self.seq, now, (params.get("request") or {}).get("url", "?"))
+                document = params.get("frameId") if params.get("type") == "Document" else None
+                self._inflight[key] = (self.seq, now, (params.get("request") or {}).get("url", "?"), document)
                 self._forget_old(now)
             self.last_change = now
             self._cond.notify_all()
@@ -41,24 +43,37 @@ class RequestTracker:
                 self.last_change = time.monotonic()
                 self._cond.notify_all()
 
+    def frame_stopped(self, session_id, frame_id: str | None) -> None:
+        """A frame stopped loading: its document request is over, though Chrome does not always
+        report its end (seen: a tab's first document kept networkidle waiting out its deadline)."""
+        if not frame_id:
+            return
+        with self._cond:
+            done = [k for k, v in self._inflight.items() if k[0] == session_id and v[3] == frame_id]
+            for key in done:
+                del self._inflight[key]
+            if done:
+                self.last_change = time.monotonic()
+                self._cond.notify_all()
+
     def window_opened(self) -> None:
         with self._cond:
             self.windows += 1
 
     def _forget_old(self, now: float) -> None:
         if len(self._inflight) > 200:
-            for key in [k for k, (_, t, _) in self._inflight.items() if now - t > FORGET_AFTER]:
+            for key in [k for k, (_, t, _, _) in self._inflight.items() if now - t > FORGET_AFTER]:
                 del self._inflight[key]
 
     def _busy_since(self, seq: int) -> bool:
-        return any(s > seq for s, _, _ in self._inflight.values())
+        return any(s > seq for s, _, _, _ in self._inflight.values())
 
     def in_flight(self, most: int = 3) -> str:
         """The oldest requests still in flight, for an error message: `url (2.1 s)`."""
         now = time.monotonic()
         with self._cond:
             oldest = sorted(self._inflight.values(), key=lambda item: item[1])
-        shown = [f"{url[:120]} ({now - started:.1f} s)" for _, started, url in oldest[:most]]
+        shown = [f"{url[:120]} ({now - started:.1f} s)" for _, started, url, _ in oldest[:most]]
         return ", ".join(shown) + (f" and {len(oldest) - most} more" if len(oldest) > most else "")
 
     def settle(self, since_seq: int, deadline: float, *, limit: float = SETTLE_LIMIT,
@@ -102,6 +117,7 @@ class NetworkHook:
         session.on("Network.requestWillBeSent", lambda p: tracker.started(sid, p))
         session.on("Network.loadingFinished", lambda p: tracker.finished(sid, p))
         session.on("Network.loadingFailed", lambda p: tracker.finished(sid, p))
+        session.on("Page.frameStoppedLoading", lambda p: tracker.frame_stopped(sid, p.get("frameId")))
         session.call("Network.enable")
 
     def detach(self, tab: Tab) -> None:

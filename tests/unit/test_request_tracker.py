@@ -8,8 +8,11 @@ import time
 from clawd.page.settle import RequestTracker
 
 
-def request(rid: str, url: str = "http://127.0.0.1/x") -> dict:
-    return {"requestId": rid, "request": {"url": url}}
+def request(rid: str, url: str = "http://127.0.0.1/x", *, document_of: str | None = None) -> dict:
+    params = {"requestId": rid, "request": {"url": url}, "type": "Script", "frameId": "F1"}
+    if document_of:
+        params.update(type="Document", frameId=document_of)
+    return params
 
 
 def test_idle_once_nothing_is_in_flight_for_the_quiet_time():
@@ -55,3 +58,16 @@ def test_settle_returns_at_once_when_the_action_started_no_request():
     began = time.monotonic()
     assert tracker.settle(since, time.monotonic() + 5) is True
     assert time.monotonic() - began < 0.05
+
+
+def test_a_frame_that_stopped_loading_ends_its_document_request_and_nothing_else():
+    tracker = RequestTracker()
+    tracker.started("s", request("doc", "http://127.0.0.1/page", document_of="F1"))
+    tracker.started("s", request("other-doc", "http://127.0.0.1/frame", document_of="F2"))
+    tracker.started("s", request("script", "http://127.0.0.1/app.js"))
+    tracker.started("t", request("doc", "http://127.0.0.1/child", document_of="F1"))   # another session
+    tracker.frame_stopped("s", "F1")
+    tracker.frame_stopped("s", None)
+    left = tracker.in_flight(most=10)
+    assert "/page" not in left
+    assert all(url in left for url in ("/frame", "/app.js", "/child")), left
