@@ -6,7 +6,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 from clawd import errors
 from clawd.cdp.session import Session
@@ -32,6 +32,12 @@ class Tab:
         self.closed = threading.Event()
         self._children: dict[str, Session] = {}
         self._lock = threading.Lock()
+
+    def slot(self, name: str, make: Callable[[], Any]) -> Any:
+        """The per-tab state a page/ module keeps under `name`, made on first use (once, even
+        when two threads ask at once)."""
+        found = self.slots.get(name)
+        return found if found is not None else self.slots.setdefault(name, make())
 
     # -- child targets (out-of-process iframes) ------------------------------------------------
     def child_sessions(self) -> dict[str, Session]:

@@ -143,10 +143,7 @@ class DialogHook:
 
 
 def state(tab: Tab) -> DialogState:
-    found = tab.slots.get(SLOT)
-    if found is None:
-        found = tab.slots.setdefault(SLOT, DialogState())
-    return found
+    return tab.slot(SLOT, DialogState)
 
 
 def check_not_blocked(tab: Tab) -> None:

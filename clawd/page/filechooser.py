@@ -83,10 +83,7 @@ class FileChooserHook:
 
 
 def state(tab: Tab) -> ChooserState:
-    found = tab.slots.get(SLOT)
-    if found is None:
-        found = tab.slots.setdefault(SLOT, ChooserState())
-    return found
+    return tab.slot(SLOT, ChooserState)
 
 
 def confined_paths(uploads: pathlib.Path, paths: list) -> list[str]:

@@ -64,10 +64,7 @@ class RefStore:
 
 
 def store(tab) -> RefStore:
-    found = tab.slots.get("refs")
-    if found is None:
-        found = tab.slots.setdefault("refs", RefStore())
-    return found
+    return tab.slot("refs", RefStore)
 
 
 def normalize(ref: str) -> str:

@@ -125,10 +125,7 @@ class NetworkHook:
 
 
 def tracker_of(tab: Tab) -> RequestTracker:
-    found = tab.slots.get(SLOT)
-    if found is None:
-        found = tab.slots.setdefault(SLOT, RequestTracker())
-    return found
+    return tab.slot(SLOT, RequestTracker)
 
 
 def wait_for_popups(browser, tab: Tab, since: float, count: int, deadline: float) -> None:
