@@ -1,5 +1,12 @@
-"""One websocket to a browser's DevTools endpoint: a reader thread, a table of pending calls,
-per-call deadlines. It speaks CDP only; it knows nothing of tabs or pages."""
+"""One websocket to a browser's DevTools endpoint: a table of pending calls, per-call deadlines,
+and reading done by whoever needs a reply. It speaks CDP only; it knows nothing of tabs or pages.
+
+Reading: one thread at a time holds the read role. A caller waiting for its reply takes the role
+when it is free and reads the socket itself, routing every message that comes before its own
+(other callers' replies, events to the dispatcher thread). Only when no caller reads does the
+watcher thread hold the role, so events keep flowing while nobody calls. Handing each reply from
+a reader thread to its caller cost 40-90 us a call here (a thread wake-up and a turn of the
+interpreter lock), as much as the whole CDP round trip (bench/latency.py)."""
 from __future__ import annotations
 
 import itertools
@@ -13,28 +20,33 @@ import websocket
 
 from clawd import errors
 from clawd.cdp.events import EventBus
+from clawd.cdp.transport import WebSocketTransport
 
 log = logging.getLogger("clawd.cdp")
 
 DEFAULT_TIMEOUT = 30.0
+# After a caller read, the watcher waits this long without one before it watches the socket
+# again: woken for every call, it cost 30-40 us a call on 2 cores. Events that come between two
+# calls wait at most this long (the next caller reads them sooner).
+WATCH_AFTER = 0.005
 WsFactory = Callable[..., Any]
 
 
-def default_ws_factory(url: str, *, timeout: float | None = None):
+def default_ws_factory(url: str, *, timeout: float | None = None) -> WebSocketTransport:
     # Chrome answers 403 to a handshake that carries an Origin header; UTF-8 validation in
     # websocket-client made an 8.4 MB reply take 2.8 s instead of 0.64 s (DESIGN.md §5).
     ws = websocket.create_connection(url, timeout=timeout, suppress_origin=True,
-                                     skip_utf8_validation=True, enable_multithread=True)
-    ws.settimeout(None)  # the reader blocks; deadlines live in call()
-    return ws
+                                     skip_utf8_validation=True)
+    ws.settimeout(None)  # the socket blocks; reads wait with poll() up to their deadline
+    return WebSocketTransport(ws)
 
 
 class _Reply:
-    __slots__ = ("event", "result", "error", "session_id")
+    __slots__ = ("done", "result", "error", "session_id")
 
     def __init__(self, session_id: str | None = None):
         self.session_id = session_id
-        self.event = threading.Event()
+        self.done = False
         self.result: dict | None = None
         self.error: BaseException | None = None
 
@@ -47,10 +59,10 @@ class Pending:
         self._connection, self._call_id, self.method, self._reply = connection, call_id, method, reply
 
     def result(self, timeout: float | None = None) -> dict:
-        deadline = self._connection.default_timeout if timeout is None else timeout
-        if not self._reply.event.wait(deadline):
+        limit = self._connection.default_timeout if timeout is None else timeout
+        if not self._connection._wait_for(self._reply, time.monotonic() + limit):
             self._connection._forget(self._call_id)   # a late reply finds no waiter and is dropped
-            raise errors.CdpTimeout(f"{self.method} did not answer within {deadline:g} s")
+            raise errors.CdpTimeout(f"{self.method} did not answer within {limit:g} s")
         if self._reply.error is not None:
             raise self._reply.error
         return self._reply.result
@@ -70,16 +82,22 @@ class Connection:
         self.events = EventBus(name=f"{name}-events")
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._turn = threading.Condition(self._lock)   # a reply landed, or the read role is free
         self._pending: dict[int, _Reply] = {}
+        self._idle = threading.Condition(self._lock)   # the watcher's: callers stopped reading
+        self._reading = False        # somebody holds the read role
+        self._watching = False       # the watcher waits for data without the role
+        self._parked = False         # the watcher waits for the role to be free
+        self._last_read = 0.0        # when a caller last gave the role back
         self._close_reason: str | None = None
         self._close_callbacks: list[Callable[[str], None]] = []
         self.last_received = time.monotonic()
         try:
-            self._ws = ws_factory(url, timeout=handshake_timeout)
+            self._transport = ws_factory(url, timeout=handshake_timeout)
         except Exception as exc:
             self.events.close()
             raise errors.CdpUnreachable(f"cannot connect to the DevTools websocket: {exc}") from exc
-        self._reader = threading.Thread(target=self._read_loop, name=f"{name}-reader", daemon=True)
+        self._reader = threading.Thread(target=self._watch, name=f"{name}-reader", daemon=True)
         self._reader.start()
 
     # -- calls --------------------------------------------------------------------------------
@@ -100,7 +118,7 @@ class Connection:
         if session_id:
             message["sessionId"] = session_id
         try:
-            self._ws.send(json.dumps(message))
+            self._transport.send(json.dumps(message))
         except Exception as exc:
             self._forget(call_id)
             self._shutdown(f"send failed: {exc}")
@@ -112,13 +130,62 @@ class Connection:
         answer). Returns how many calls were failed."""
         with self._lock:
             doomed = [i for i, r in self._pending.items() if r.session_id == session_id]
-            replies = [self._pending.pop(i) for i in doomed]
-        _fail(replies, error)
-        return len(replies)
+            self._fail([self._pending.pop(i) for i in doomed], error)
+        return len(doomed)
 
     def _forget(self, call_id: int) -> None:
         with self._lock:
             self._pending.pop(call_id, None)
+
+    def _wait_for(self, reply: _Reply, deadline: float) -> bool:
+        """Until the reply is in, read the socket whenever nobody else does. False at the deadline."""
+        while True:
+            with self._lock:
+                while not reply.done and self._reading:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return False
+                    self._turn.wait(left)
+                if reply.done:
+                    return True
+                if time.monotonic() >= deadline:
+                    return False
+                self._reading = True
+                watching = self._watching
+            if watching:
+                self._transport.interrupt()   # the watcher steps aside while we read
+            try:
+                while not reply.done and self._read_one(deadline - time.monotonic()):
+                    pass
+            finally:
+                self._leave_role()
+
+    def _read_one(self, timeout: float | None) -> bool:
+        """Read and route one message (the read role held). False when none came in time or the
+        connection is gone."""
+        if timeout is not None and timeout <= 0:
+            return False
+        try:
+            raw = self._transport.recv(timeout)
+        except TimeoutError:
+            return False
+        except Exception as exc:
+            self._shutdown(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+            return False
+        if not raw:   # a close frame
+            self._shutdown("closed by the browser")
+            return False
+        self.last_received = time.monotonic()
+        self._route(raw)
+        return True
+
+    def _leave_role(self) -> None:
+        with self._lock:
+            self._reading = False
+            self._last_read = time.monotonic()
+            self._turn.notify_all()
+            if self._parked:
+                self._idle.notify()
 
     # -- keep-alive ---------------------------------------------------------------------------
     def start_keepalive(self, interval: float = 15.0, timeout: float = 5.0) -> None:
@@ -134,16 +201,9 @@ class Connection:
                     self.call("Browser.getVersion", timeout=timeout)
                 except errors.CdpTimeout:
                     self._shutdown(f"keep-alive: no answer within {timeout:g} s")
-                    self._close_socket()
                 except errors.ClawdError:
                     return
         threading.Thread(target=run, name=f"{self.name}-keepalive", daemon=True).start()
-
-    def _close_socket(self) -> None:
-        try:
-            self._ws.close(timeout=0.5) if _accepts_timeout(self._ws.close) else self._ws.close()
-        except Exception:
-            pass
 
     # -- lifecycle ----------------------------------------------------------------------------
     @property
@@ -161,7 +221,6 @@ class Connection:
 
     def close(self) -> None:
         self._shutdown("closed by clawd")
-        self._close_socket()
 
     def _shutdown(self, reason: str) -> None:
         with self._lock:
@@ -170,27 +229,61 @@ class Connection:
             self._close_reason = reason
             pending, self._pending = self._pending, {}
             callbacks = list(self._close_callbacks)
-        # every waiter learns at once, none waits out its deadline
-        _fail(pending.values(), errors.BrowserGone(f"browser connection closed ({reason})"))
+            self._idle.notify_all()
+            # every waiter learns at once, none waits out its deadline
+            self._fail(pending.values(), errors.BrowserGone(f"browser connection closed ({reason})"))
+        self._transport.close()   # a read in progress ends; the watcher releases the socket
         self.events.close()
-        if callbacks:   # not on the reader thread: a callback may take its time (relaunch, cleanup)
+        if callbacks:   # not on a reading thread: a callback may take its time (relaunch, cleanup)
             threading.Thread(target=_run_callbacks, args=(callbacks, reason),
                              name="cdp-closed", daemon=True).start()
 
-    # -- reader thread ------------------------------------------------------------------------
-    def _read_loop(self) -> None:
-        reason = "socket closed"
+    # -- the watcher thread ---------------------------------------------------------------------
+    def _watch(self) -> None:
+        """Reads while no caller does: waits for data without the role, then takes the role to
+        read it (unless a caller took it first), so events arrive while nobody calls."""
         try:
             while True:
-                raw = self._ws.recv()
-                if not raw:   # websocket-client answers a close frame with an empty string
-                    reason = "closed by the browser"
-                    break
-                self.last_received = time.monotonic()
-                self._route(raw)
-        except Exception as exc:
-            reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        self._shutdown(reason)
+                with self._lock:
+                    if not self._step_aside():
+                        return
+                    self._watching = True
+                self._transport.wait()
+                with self._lock:
+                    self._watching = False
+                    if self._reading or self._close_reason is not None:
+                        continue
+                    self._reading = True
+                try:
+                    if self._transport.ready():
+                        self._read_one(None)
+                finally:
+                    with self._lock:
+                        self._reading = False
+                        self._turn.notify_all()
+        except Exception as exc:   # a bug here must not leave callers waiting out their deadlines
+            log.exception("the DevTools watcher failed")
+            self._shutdown(f"watcher failed: {exc}")
+        finally:
+            with self._lock:   # wait out a caller still reading the shut socket, then let go
+                while self._reading:
+                    self._turn.wait()
+            self._transport.release()
+
+    def _step_aside(self) -> bool:
+        """(self._lock held.) Wait while callers read, and WATCH_AFTER after the last of them.
+        False once the connection is closed."""
+        while self._close_reason is None:
+            if self._reading:
+                self._parked = True
+                self._idle.wait()
+                self._parked = False
+                continue
+            quiet = WATCH_AFTER - (time.monotonic() - self._last_read)
+            if quiet <= 0:
+                return True
+            self._idle.wait(quiet)
+        return False
 
     def _route(self, raw: str | bytes) -> None:
         try:
@@ -205,22 +298,24 @@ class Connection:
             return
         with self._lock:
             reply = self._pending.pop(call_id, None)
-        if reply is None:
-            return   # its caller timed out and left
-        if "error" in message:
-            err = message["error"] or {}
-            reply.error = errors.CdpError(err.get("message", "unknown DevTools error")
-                                          + (f": {err['data']}" if err.get("data") else ""),
-                                          cdp_code=err.get("code"))
-        else:
-            reply.result = message.get("result") or {}
-        reply.event.set()
+            if reply is None:
+                return   # its caller timed out and left
+            if "error" in message:
+                err = message["error"] or {}
+                reply.error = errors.CdpError(err.get("message", "unknown DevTools error")
+                                              + (f": {err['data']}" if err.get("data") else ""),
+                                              cdp_code=err.get("code"))
+            else:
+                reply.result = message.get("result") or {}
+            reply.done = True
+            self._turn.notify_all()
 
-
-def _fail(replies, error: BaseException) -> None:
-    for reply in replies:
-        reply.error = error
-        reply.event.set()
+    def _fail(self, replies, error: BaseException) -> None:
+        """(self._lock held.)"""
+        for reply in replies:
+            reply.error = error
+            reply.done = True
+        self._turn.notify_all()
 
 
 def _run_callbacks(callbacks: list[Callable[[str], None]], reason: str) -> None:
@@ -229,11 +324,3 @@ def _run_callbacks(callbacks: list[Callable[[str], None]], reason: str) -> None:
             callback(reason)
         except Exception:
             log.exception("connection close callback failed")
-
-
-def _accepts_timeout(close) -> bool:
-    import inspect
-    try:
-        return "timeout" in inspect.signature(close).parameters
-    except (TypeError, ValueError):
-        return False

@@ -1,9 +1,11 @@
-"""A fake DevTools websocket for Connection tests: recv() blocks on a queue the test feeds, send()
-records what clawd sent so the test can answer the right id. No network, no browser."""
+"""A fake DevTools transport for Connection tests: recv() takes from an inbox the test feeds,
+send() records what clawd sent so the test can answer the right id. No network, no browser.
+It has the surface of clawd.cdp.transport.WebSocketTransport: recv(timeout), wait(), ready(),
+interrupt(), send(), close(), release()."""
 from __future__ import annotations
 
+import collections
 import json
-import queue
 import threading
 from typing import Any
 
@@ -12,15 +14,16 @@ WAIT = 5.0   # generous bound for "this should happen promptly"; tests never sle
 
 class FakeWebSocket:
     def __init__(self):
-        self._inbox: queue.Queue = queue.Queue()
+        self._inbox: collections.deque = collections.deque()
         self._cond = threading.Condition()
+        self._interrupted = False
         self.sent: list[dict] = []
         self.send_error: BaseException | None = None
-        self.timeouts: list[float | None] = []
         self.close_calls = 0
+        self.released = False
         self.recv_threads: set[str] = set()
 
-    # -- the websocket-client surface Connection uses -------------------------------------------
+    # -- the transport surface Connection uses --------------------------------------------------
     def send(self, data: str) -> None:
         if self.send_error is not None:
             raise self.send_error
@@ -28,23 +31,47 @@ class FakeWebSocket:
             self.sent.append(json.loads(data))
             self._cond.notify_all()
 
-    def recv(self) -> str:
+    def recv(self, timeout: float | None) -> str | bytes:
         self.recv_threads.add(threading.current_thread().name)
-        item = self._inbox.get()
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._inbox, timeout):
+                raise TimeoutError("no message within the deadline")
+            item = self._inbox.popleft()
         if isinstance(item, BaseException):
             raise item
         return item
 
-    def close(self) -> None:
-        self.close_calls += 1
-        self._inbox.put("")   # like a real socket: a blocked recv() returns once it is closed
+    def wait(self) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: self._inbox or self._interrupted)
+            self._interrupted = False
 
-    def settimeout(self, timeout: float | None) -> None:
-        self.timeouts.append(timeout)
+    def ready(self) -> bool:
+        with self._cond:
+            return bool(self._inbox)
+
+    def interrupt(self) -> None:
+        with self._cond:
+            self._interrupted = True
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        with self._cond:
+            self.close_calls += 1
+            self._inbox.append("")   # like a real socket: a read in progress ends once it is shut
+            self._cond.notify_all()
+
+    def release(self) -> None:
+        self.released = True
 
     # -- the test's side ------------------------------------------------------------------------
     def feed(self, message: dict | str | bytes) -> None:
-        self._inbox.put(message if isinstance(message, (str, bytes)) else json.dumps(message))
+        self._put(message if isinstance(message, (str, bytes)) else json.dumps(message))
+
+    def _put(self, item) -> None:
+        with self._cond:
+            self._inbox.append(item)
+            self._cond.notify_all()
 
     def reply(self, call_id: int, result: dict | None = None, **extra: Any) -> None:
         self.feed({"id": call_id, "result": {} if result is None else result, **extra})
@@ -62,10 +89,10 @@ class FakeWebSocket:
         self.feed(message)
 
     def close_frame(self) -> None:
-        self._inbox.put("")   # websocket-client's recv() answers a close frame with ""
+        self._put(b"")   # the transport answers a close frame with b""
 
     def fail_recv(self, exc: BaseException) -> None:
-        self._inbox.put(exc)
+        self._put(exc)
 
     def wait_sent(self, count: int, timeout: float = WAIT) -> list[dict]:
         """The first `count` messages clawd sent; AssertionError when they do not come in time."""

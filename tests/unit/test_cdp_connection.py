@@ -2,6 +2,8 @@
 thread, and failing every pending call at once when the socket dies. No browser."""
 from __future__ import annotations
 
+import json
+import socket
 import threading
 import time
 
@@ -12,6 +14,7 @@ from clawd.cdp import connection as connection_module
 from clawd.cdp.connection import Connection
 from clawd.cdp.session import Session
 from tests.support.fake_ws import WAIT, FakeFactory, FakeWebSocket
+from tests.support.ws_frames import read_client_frame, server_frame
 
 CALL_TIMEOUT = 10.0   # what pending calls would wait out if nobody told them the socket died
 PROMPT = 2.0          # "at once": far below CALL_TIMEOUT, far above scheduling noise
@@ -162,9 +165,8 @@ def test_an_event_mid_call_reaches_its_subscriber_on_the_dispatcher_thread(conn,
     fake.reply(sent["id"])
     assert caller.outcome() == ({}, None)
     assert seen["params"] == {"timestamp": 1.5}
-    assert fake.recv_threads == {"test-cdp-reader"}
-    assert seen["thread"] not in fake.recv_threads
     assert seen["thread"] == "test-cdp-events"
+    assert seen["thread"] not in fake.recv_threads   # whoever read the event did not run it
 
 
 def test_a_slow_subscriber_does_not_delay_replies(conn, fake):
@@ -314,23 +316,45 @@ def test_the_factory_gets_the_url_and_the_handshake_timeout(fake):
 
 
 def test_the_default_factory_suppresses_origin_and_skips_utf8_validation(monkeypatch):
-    fake = FakeWebSocket()
+    ours, chrome = socket.socketpair()
+    ws = HandshakenWebSocket(ours)
     seen = []
 
     def create_connection(url, **kwargs):
         seen.append((url, kwargs))
-        return fake
+        return ws
 
     monkeypatch.setattr(connection_module.websocket, "create_connection", create_connection)
     connection = Connection("ws://127.0.0.1:18800/devtools/browser/x", handshake_timeout=2.0)
-    connection.close()
-    [(url, kwargs)] = seen
-    assert url == "ws://127.0.0.1:18800/devtools/browser/x"
-    assert kwargs["suppress_origin"] is True        # Chrome answers 403 to an Origin header
-    assert kwargs["skip_utf8_validation"] is True   # 4x slower on big replies otherwise
-    assert kwargs["timeout"] == 2.0
-    assert "max_size" not in kwargs                  # no cap on message size
-    assert fake.timeouts[-1] is None                 # the reader blocks; deadlines live in call()
+    try:
+        [(url, kwargs)] = seen
+        assert url == "ws://127.0.0.1:18800/devtools/browser/x"
+        assert kwargs["suppress_origin"] is True        # Chrome answers 403 to an Origin header
+        assert kwargs["skip_utf8_validation"] is True   # 4x slower on big replies otherwise
+        assert kwargs["timeout"] == 2.0
+        assert "max_size" not in kwargs                  # no cap on message size
+        assert ws.timeouts[-1] is None                   # the socket blocks; deadlines live in call()
+        # the frames Chrome sends are read off the socket itself
+        caller = Caller(connection, "Browser.getVersion")
+        opcode, sent = read_client_frame(chrome)
+        assert opcode == 0x1 and json.loads(sent)["method"] == "Browser.getVersion"
+        chrome.sendall(server_frame(b'{"id": %d, "result": {"product": "Chrome"}}' % json.loads(sent)["id"]))
+        assert caller.outcome() == ({"product": "Chrome"}, None)
+    finally:
+        connection.close()
+        chrome.close()
+
+
+class HandshakenWebSocket:
+    """What websocket.create_connection returns, after its handshake: its socket is what clawd
+    reads and writes."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.timeouts: list[float | None] = []
+
+    def settimeout(self, timeout):
+        self.timeouts.append(timeout)
 
 
 def test_keepalive_detects_a_silent_peer_and_fails_pending_calls_at_once(conn, fake):
