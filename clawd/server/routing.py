@@ -31,8 +31,13 @@ def route(method: str, pattern: str, endpoint: Endpoint, *, body: dict[str, Fiel
 class Router:
     def __init__(self, routes: list[Route]):
         self.routes = routes
+        # most paths have no {param}: found by one lookup instead of trying each pattern
+        self._fixed = {(r.method, r.pattern): r for r in routes if "{" not in r.pattern}
 
     def match(self, method: str, path: str) -> tuple[Route, dict[str, str]]:
+        fixed = self._fixed.get((method, path))
+        if fixed is not None:
+            return fixed, {}
         allowed = []
         for candidate in self.routes:
             found = candidate.regex.match(path)
@@ -61,6 +66,7 @@ class Request:
         self.args: dict[str, Any] = {}
         self.profile_used: str | None = None
         self.tab_used: str | None = None
+        self._runtime = None
 
     @property
     def config(self):
@@ -75,9 +81,10 @@ class Request:
         return name
 
     def runtime(self):
-        runtime = self.service.runtime(self.profile_name)
-        self.profile_used = runtime.profile.name
-        return runtime
+        if self._runtime is None:
+            self._runtime = self.service.runtime(self.profile_name)
+            self.profile_used = self._runtime.profile.name
+        return self._runtime
 
     def browser(self):
         """The profile's browser, started (managed) or connected to when it is not."""

@@ -44,7 +44,7 @@ class Service:
         profile = self.profiles.get(name)
         with self._lock:
             runtime = self._runtimes.get(profile.name)
-            if runtime is None or runtime.profile != profile:
+            if runtime is None or (runtime.profile is not profile and runtime.profile != profile):
                 if runtime is not None:
                     runtime.stop()
                 runtime = BrowserRuntime(profile, self.config.browser, self.layout, hooks=self.hooks,
