@@ -55,6 +55,25 @@ def timed(fn, n: int, warmup: int = 20) -> list[float]:
     return out
 
 
+def interleaved(calls: dict, n: int, rounds: int = 10, warmup: int = 20) -> dict[str, list[float]]:
+    """n timings (ms) of each named call, taken in `rounds` alternating batches: every call sees
+    the same machine. This VM's speed drifts by up to 2x between seconds, so calls timed one
+    after the other compared conditions as much as code."""
+    for fn in calls.values():
+        for _ in range(warmup):
+            fn()
+    out: dict[str, list[float]] = {name: [] for name in calls}
+    per_round = -(-n // rounds)
+    for _ in range(rounds):
+        for name, fn in calls.items():
+            left = min(per_round, n - len(out[name]))
+            for _ in range(left):
+                began = time.perf_counter()
+                fn()
+                out[name].append((time.perf_counter() - began) * 1000)
+    return out
+
+
 def summary(samples: list[float]) -> dict:
     return {"p50": round(statistics.median(samples), 3), "p99": round(percentile(samples, 99), 3),
             "n": len(samples)}

@@ -13,7 +13,7 @@ import time
 import psutil
 import websocket
 
-from common import print_table, start_service_process, summary, timed, write_json, Site
+from common import interleaved, print_table, start_service_process, summary, write_json, Site
 
 
 def bare_cdp_call(port: int, target_id: str):
@@ -92,15 +92,16 @@ def service_figures(n: int) -> dict:
         http = RawHttp(running.url, client.token)
         lib = LibHttp(running.url, client.token)
         focus_body = '{"targetId": "%s"}' % tab["tabId"]
-        figures = {
-            "bare Target.activateTarget (websocket-client)": summary(timed(bare, n)),
-            "GET /tabs": summary(timed(lambda: http("GET", "/tabs"), n)),
-            "POST /tabs/focus (1 CDP call)": summary(timed(lambda: http("POST", "/tabs/focus", focus_body), n)),
-            "GET /tabs (http.client)": summary(timed(lambda: lib("GET", "/tabs"), n)),
-            "POST /tabs/focus (http.client)": summary(timed(lambda: lib("POST", "/tabs/focus", focus_body), n)),
-            "clawd.client GET /tabs (requests)": summary(timed(lambda: client.tabs(), n)),
-            "clawd.client focus (requests)": summary(timed(lambda: client.focus(tab["tabId"]), n)),
-        }
+        samples = interleaved({
+            "bare Target.activateTarget (websocket-client)": bare,
+            "GET /tabs": lambda: http("GET", "/tabs"),
+            "POST /tabs/focus (1 CDP call)": lambda: http("POST", "/tabs/focus", focus_body),
+            "GET /tabs (http.client)": lambda: lib("GET", "/tabs"),
+            "POST /tabs/focus (http.client)": lambda: lib("POST", "/tabs/focus", focus_body),
+            "clawd.client GET /tabs (requests)": lambda: client.tabs(),
+            "clawd.client focus (requests)": lambda: client.focus(tab["tabId"]),
+        }, n)
+        figures = {name: summary(values) for name, values in samples.items()}
         ws.close()
         figures["idleRssMB"] = idle_rss(running)
         return figures
@@ -136,7 +137,8 @@ def main() -> None:
     bare = figures["bare Target.activateTarget (websocket-client)"]["p50"]
     rows = [[name, v["p50"], v["p99"], f"{v['p50'] - bare:+.3f}"] for name, v in figures.items()
             if isinstance(v, dict)]
-    print_table(f"service latency, ms over {args.n} calls with keep-alive (added = p50 - bare p50)",
+    print_table(f"service latency, ms over {args.n} calls each with keep-alive, in 10 interleaved rounds "
+                f"(added = p50 - bare p50)",
                 ["call", "p50", "p99", "added"], rows)
     start = cold_start()
     print_table("cold start: POST /start until ready (ms)", ["median", "runs"], [[start["median"], start["all"]]])
