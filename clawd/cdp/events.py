@@ -1,5 +1,5 @@
 """The event bus: CDP events are handed to subscribers on one dispatcher thread of their own,
-so a slow subscriber never delays the reader thread (and with it every reply)."""
+so a slow subscriber never delays the thread reading the socket (and with it every reply)."""
 from __future__ import annotations
 
 import logging
@@ -45,7 +45,7 @@ class EventBus:
                 del self._subs[key]
 
     def publish(self, method: str, params: dict, session_id: str | None) -> None:
-        """Called by the reader thread: only enqueues."""
+        """Called by whichever thread reads the socket: only enqueues."""
         self._queue.put((method, params, session_id))
 
     def close(self) -> None:

@@ -32,8 +32,9 @@ class FakeWebSocket:
             self._cond.notify_all()
 
     def recv(self, timeout: float | None) -> str | bytes:
-        self.recv_threads.add(threading.current_thread().name)
         with self._cond:
+            self.recv_threads.add(threading.current_thread().name)
+            self._cond.notify_all()
             if not self._cond.wait_for(lambda: self._inbox, timeout):
                 raise TimeoutError("no message within the deadline")
             item = self._inbox.popleft()
@@ -100,6 +101,12 @@ class FakeWebSocket:
             if not self._cond.wait_for(lambda: len(self.sent) >= count, timeout):
                 raise AssertionError(f"expected {count} sent messages, got {len(self.sent)}: {self.sent}")
             return list(self.sent[:count])
+
+    def wait_reader(self, thread_name: str, timeout: float = WAIT) -> None:
+        """Until the thread named `thread_name` has started reading."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: thread_name in self.recv_threads, timeout):
+                raise AssertionError(f"{thread_name} never read; readers: {self.recv_threads}")
 
     def wait_call(self, method: str, timeout: float = WAIT) -> dict:
         """The first sent message calling `method`."""

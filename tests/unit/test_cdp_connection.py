@@ -90,6 +90,40 @@ def test_out_of_order_replies_reach_their_own_callers_across_threads(conn, fake)
     assert conn._pending == {}
 
 
+# -- who reads ----------------------------------------------------------------------------------
+def test_a_caller_reads_its_own_reply_when_nobody_else_reads(conn, fake):
+    caller = Caller(conn, "Browser.getVersion")
+    sent = fake.wait_call("Browser.getVersion")
+    fake.wait_reader(caller.name)          # it took the read role (the watcher stepped aside)
+    fake.reply(sent["id"], {"product": "Chrome"})
+    assert caller.outcome() == ({"product": "Chrome"}, None)
+    assert "test-cdp-reader" not in fake.recv_threads
+
+
+def test_a_caller_waiting_for_the_role_gets_its_reply_from_the_reader(conn, fake):
+    first = Caller(conn, "Slow.first")
+    fake.wait_call("Slow.first")
+    fake.wait_reader(first.name)
+    second = Caller(conn, "Quick.second")
+    sent = fake.wait_call("Quick.second")
+    fake.reply(sent["id"], {"second": True})      # read by `first`, handed to `second`
+    assert second.outcome() == ({"second": True}, None)
+    assert second.name not in fake.recv_threads
+    fake.reply(fake.wait_call("Slow.first")["id"], {"first": True})
+    assert first.outcome() == ({"first": True}, None)
+
+
+def test_events_after_the_last_call_still_arrive_without_another_call(conn, fake):
+    seen = threading.Event()
+    conn.events.subscribe("Target.targetCreated", lambda params: seen.set())
+    caller = Caller(conn, "Target.createTarget")
+    fake.reply(fake.wait_call("Target.createTarget")["id"], {"targetId": "T2"})
+    assert caller.outcome() == ({"targetId": "T2"}, None)
+    fake.event("Target.targetCreated", {"targetInfo": {"targetId": "T2"}})   # nobody calls now
+    assert seen.wait(WAIT)
+    assert "test-cdp-reader" in fake.recv_threads   # the watcher read it
+
+
 def test_an_error_reply_becomes_cdp_error_with_the_message_and_code(conn, fake):
     caller = Caller(conn, "DOM.getDocument")
     sent = fake.wait_call("DOM.getDocument")
