@@ -156,7 +156,7 @@ def test_other_storage_kinds_are_400(client, state_tab):
 
 def test_storage_set_value_must_be_a_string(client, state_tab):
     with pytest.raises(errors.InvalidRequest) as caught:
-        client.request("POST", f"/storage/local/set", json={"key": "n", "value": 5, "targetId": state_tab["tabId"]})
+        client.request("POST", "/storage/local/set", json={"key": "n", "value": 5, "targetId": state_tab["tabId"]})
     assert "value" in caught.value.message
 
 
