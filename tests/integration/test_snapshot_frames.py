@@ -67,4 +67,30 @@ def test_out_of_process_iframe_refs_stay_across_snapshots_and_act(isolated, site
     assert re.fullmatch(r"f\d+e\d+", link)
     found = client.request("GET", "/snapshot/find", params={"targetId": tab_id, "text": "Child link"})
     assert found["matches"][0]["ref"] == link and any(p.startswith("- iframe") for p in found["matches"][0]["path"])
+
+    # a click by ref lands inside the other process's frame, at the element's own place
+    inside = next(ref for ref, info in second.items() if info["name"] == "Inside")
+    client.request("POST", "/act", json={"kind": "click", "ref": inside, "targetId": tab_id})
+    client.request("POST", "/act", json={"kind": "click", "ref": inside, "targetId": tab_id})
+    after = client.request("GET", "/snapshot", params={"targetId": tab_id})
+    clicked = [ref for ref, info in after["refs"].items() if info == {"role": "button", "name": "Clicked 2"}]
+    assert len(clicked) == 1 and clicked[0].startswith(inside[:inside.index("e")]), after["snapshot"]
+    assert '- button "Outer button"' in after["snapshot"]
+    client.close_tab(tab_id)
+
+
+def test_form_controls_in_an_out_of_process_iframe_take_text_clicks_and_choices(isolated, site):
+    running, client = isolated
+    tab_id = client.open(site.url("/snapshot/oopif-form.html"))["tabId"]
+    refs = client.request("GET", "/snapshot", params={"targetId": tab_id})["refs"]
+    ref = {info["name"]: r for r, info in refs.items() if r.startswith("f")}
+    for body in ({"kind": "type", "ref": ref["Name"], "text": "Ada"},
+                 {"kind": "click", "ref": ref["Agree"]},
+                 {"kind": "select", "ref": ref["Size"], "values": ["large"]}):
+        client.request("POST", "/act", json={**body, "targetId": tab_id})
+    child = next(iter(running.live_tab(tab_id).child_sessions().values()))
+    state = child.call("Runtime.evaluate", {"returnByValue": True, "expression":
+                       "[document.querySelector('#name').value, document.querySelector('#agree').checked,"
+                       " document.querySelector('select').value]"})["result"]["value"]
+    assert state == ["Ada", True, "large"]
     client.close_tab(tab_id)
