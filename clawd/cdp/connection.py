@@ -158,7 +158,7 @@ class Connection:
                 while not reply.done and self._read_one(deadline - time.monotonic()):
                     pass
             finally:
-                self._leave_role()
+                self._leave_role(caller=True)
 
     def _read_one(self, timeout: float | None) -> bool:
         """Read and route one message (the read role held). False when none came in time or the
@@ -179,13 +179,15 @@ class Connection:
         self._route(raw)
         return True
 
-    def _leave_role(self) -> None:
+    def _leave_role(self, *, caller: bool) -> None:
+        """Give the read role back. A caller's reading also keeps the watcher aside a while."""
         with self._lock:
             self._reading = False
-            self._last_read = time.monotonic()
             self._turn.notify_all()
-            if self._parked:
-                self._idle.notify()
+            if caller:
+                self._last_read = time.monotonic()
+                if self._parked:
+                    self._idle.notify()
 
     # -- keep-alive ---------------------------------------------------------------------------
     def start_keepalive(self, interval: float = 15.0, timeout: float = 5.0) -> None:
@@ -258,9 +260,7 @@ class Connection:
                     if self._transport.ready():
                         self._read_one(None)
                 finally:
-                    with self._lock:
-                        self._reading = False
-                        self._turn.notify_all()
+                    self._leave_role(caller=False)
         except Exception as exc:   # a bug here must not leave callers waiting out their deadlines
             log.exception("the DevTools watcher failed")
             self._shutdown(f"watcher failed: {exc}")

@@ -29,7 +29,7 @@ class WebSocketTransport:
     frames is left in its buffers when this takes over the socket."""
 
     def __init__(self, ws):
-        self._ws = ws
+        self._ws = ws                 # websocket-client's object keeps owning the socket
         self._sock = ws.sock
         self._buffer = bytearray()
         self._chunk = bytearray(CHUNK)
@@ -42,6 +42,7 @@ class WebSocketTransport:
         self._watch.register(self._wake_r, select.POLLIN)
         self._send_lock = threading.Lock()
         self._closed = False
+        self._released = False
 
     # -- any thread -----------------------------------------------------------------------------
     def send(self, text: str) -> None:
@@ -54,10 +55,12 @@ class WebSocketTransport:
 
     def interrupt(self) -> None:
         """Make a `wait` in progress (or the next one) return."""
+        if self._released:
+            return                   # the pipe's numbers may belong to another file by now
         try:
             os.write(self._wake_w, b"\0")
-        except (BlockingIOError, OSError):
-            pass                     # a wake-up is already pending, or the pipe is gone
+        except OSError:
+            pass                     # a wake-up is already pending
 
     def close(self) -> None:
         """Say goodbye and shut the socket: a read in progress ends at once. The descriptors are
@@ -65,18 +68,28 @@ class WebSocketTransport:
         if self._closed:
             return
         self._closed = True
+        self._say_goodbye()
         try:
-            self._send_frame(OP_CLOSE, (1000).to_bytes(2, "big"))
-        except OSError:
-            pass
-        try:
-            self._sock.shutdown(socket.SHUT_RDWR)
+            self._sock.shutdown(socket.SHUT_RDWR)   # also ends a send stuck on a full buffer
         except OSError:
             pass
         self.interrupt()
 
+    def _say_goodbye(self) -> None:
+        """A close frame (normal closure), when it can leave at once: a peer that stopped reading
+        must not hold up closing (a send stuck on its full buffer holds the lock)."""
+        if not self._send_lock.acquire(timeout=0.1):
+            return
+        try:
+            self._sock.send(client_frame(OP_CLOSE, (1000).to_bytes(2, "big")), socket.MSG_DONTWAIT)
+        except (OSError, ValueError):
+            pass                     # full, gone, or TLS (which takes no flags): no goodbye
+        finally:
+            self._send_lock.release()
+
     def release(self) -> None:
         self.close()
+        self._released = True
         for fd in (self._wake_r, self._wake_w):
             try:
                 os.close(fd)

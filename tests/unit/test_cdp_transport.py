@@ -192,3 +192,26 @@ def test_sends_from_many_threads_never_interleave(pair):
         writer.join(WAIT)
     reader.join(WAIT)
     assert sorted(received) == sorted(texts)
+
+
+def test_close_does_not_wait_on_a_peer_that_stopped_reading(pair):
+    transport, _, _ = pair
+    outcome = {}
+
+    def flood():
+        try:
+            transport.send("x" * (16 << 20))    # far more than the socket pair buffers
+        except OSError as exc:
+            outcome["error"] = exc
+
+    sender = threading.Thread(target=flood)
+    sender.start()
+    deadline = time.monotonic() + WAIT
+    while not transport._send_lock.locked() and time.monotonic() < deadline:
+        threading.Event().wait(0.005)            # until the send holds the lock, stuck
+    assert transport._send_lock.locked()
+    started = time.monotonic()
+    transport.close()
+    assert time.monotonic() - started < 1.0      # no goodbye frame waits behind the stuck send
+    sender.join(WAIT)
+    assert not sender.is_alive() and isinstance(outcome.get("error"), OSError)
