@@ -245,7 +245,7 @@ function nameIsCertain(element, role, name) {
   if (FORM_CONTROLS.has(tag))
     return controlNameIsCertain(element, name);
   if (tag === "button" || allowsNameFromContent(role, false))
-    return plainContent(element);
+    return plainContent(element) || (name === "" && silentContent(element));
   if (CHROME_CONTENT_NAMED.has(role))
     return false;
   return name === "";
@@ -358,6 +358,41 @@ function plainContent(element, nested = false) {
     if (!(CONTENT_CONTROLS.has(tag) || PHRASING.has(tag) || BLOCK_CONTENT.has(tag)) || !plainAttributes(child))
       return false;
     if (!CONTENT_DISPLAYS.has(getElementComputedStyle(child).display) || !plainContent(child, true))
+      return false;
+  }
+  return true;
+}
+
+// Content that gives no name at all, in Chrome as in Playwright: no text, no alt, title or aria
+// attribute anywhere inside, no generated content, only images without alt and silent svgs: the
+// icon-only links and buttons of yahoo-2 and msn (audited on the corpus, bench/names_audit.py).
+const SILENT_TAGS = new Set([...PHRASING, ...BLOCK_CONTENT, "img", "picture", "source", "ul", "ol", "li", "br"]);
+
+function silentContent(element) {
+  if (element.shadowRoot || clawdClosedRoot(element) || element.localName === "slot" || element.hasAttribute("aria-owns"))
+    return false;
+  if (getCSSContent(element, "::before") || getCSSContent(element, "::after"))
+    return false;
+  for (let child = element.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === Node.TEXT_NODE && child.data.trim())
+      return false;
+    if (child.nodeType !== Node.ELEMENT_NODE)
+      continue;
+    if (child.localName === "svg") {
+      if (!silentSvg(child))
+        return false;
+      continue;
+    }
+    if (!SILENT_TAGS.has(child.localName) || !silentAttributes(child) || !silentContent(child))
+      return false;
+  }
+  return true;
+}
+
+function silentAttributes(element) {
+  for (const attr of element.attributes) {
+    const name = attr.name;
+    if (name === "title" || name === "role" || name.startsWith("aria-") || (name === "alt" && attr.value.trim()))
       return false;
   }
   return true;
