@@ -335,7 +335,7 @@ const BLOCK_CONTENT = new Set(["div", "p"]);
 const CONTENT_DISPLAYS = new Set(["inline", "block", "inline-block"]);
 
 function plainContent(element, nested = false) {
-  if (element.shadowRoot || clawdClosedRoot(element) || element.localName === "slot" || element.hasAttribute("aria-owns"))
+  if (contentElsewhere(element))
     return false;
   if (!hasPlainStyle(element))
     return false;
@@ -369,7 +369,7 @@ function plainContent(element, nested = false) {
 const SILENT_TAGS = new Set([...PHRASING, ...BLOCK_CONTENT, "img", "picture", "source", "ul", "ol", "li", "br"]);
 
 function silentContent(element) {
-  if (element.shadowRoot || clawdClosedRoot(element) || element.localName === "slot" || element.hasAttribute("aria-owns"))
+  if (contentElsewhere(element))
     return false;
   if (getCSSContent(element, "::before") || getCSSContent(element, "::after"))
     return false;
@@ -396,6 +396,11 @@ function silentAttributes(element) {
       return false;
   }
   return true;
+}
+
+// Content that is not the element's children: a shadow tree, a slot's assigned nodes, aria-owns.
+function contentElsewhere(element) {
+  return element.shadowRoot || clawdClosedRoot(element) || element.localName === "slot" || element.hasAttribute("aria-owns");
 }
 
 function blankText(node) {
