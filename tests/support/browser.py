@@ -2,6 +2,7 @@
 every browser test uses: headless, the flags this environment needs, 127.0.0.1 allowed."""
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import shutil
@@ -35,19 +36,28 @@ def require_chromium() -> str:
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` different free ports: every socket stays bound until all are picked (one port
+    picked, closed, then another picked can be the same one; CI once drew server.port twice)."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(count)]
+        for sock in socks:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in socks]
 
 
 def service_config(home: pathlib.Path, *, cdp_port: int | None = None, extra: dict | None = None):
+    server_port, free_cdp_port = free_ports(2)
     data = {
-        "server": {"host": "127.0.0.1", "port": free_port()},
+        "server": {"host": "127.0.0.1", "port": server_port},
         "browser": {
             "headless": True, "extraArgs": ENV_FLAGS, "executablePath": chromium_path(),
             "ssrfPolicy": {"allowedHostnames": ["127.0.0.1"]},
             "cdpPortRangeStart": 18850,
-            "profiles": {"clawd": {"cdpPort": cdp_port or free_port(), "color": "#FF4500"}},
+            "profiles": {"clawd": {"cdpPort": cdp_port or free_cdp_port, "color": "#FF4500"}},
         },
     }
     for section, values in (extra or {}).items():
