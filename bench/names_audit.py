@@ -23,8 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from snapshot import CORPUS, corpus_pages, corpus_service  # noqa: E402
-from tests.support.site import Site  # noqa: E402
+from snapshot import CORPUS, corpus_session  # noqa: E402
 
 from clawd.page import aria  # noqa: E402
 
@@ -62,24 +61,15 @@ def main() -> None:
     parser.add_argument("--show", type=int, default=20, help="differences printed per page")
     args = parser.parse_args()
 
-    pages_dir, pages = corpus_pages(args.corpus, args.only)
-    site = Site(pages_dir)
-    running = corpus_service()
-    client = running.client(timeout=120)
-    client.start()
-    tab = client.open("about:blank")
     total = asked = bad = 0
-    try:
+    with corpus_session(args.corpus, args.only) as (pages, site, running, client):
+        tab = client.open("about:blank")
         for name in pages:
             compared, chrome, differ = audit_page(client, running, tab["tabId"], site.url("/" + name))
             total, asked, bad = total + compared, asked + chrome, bad + len(differ)
             print(f"{name:46s} {compared:6d} names  {chrome:5d} asked of Chrome  {len(differ):4d} differ", flush=True)
             for ref, role, ours, theirs in differ[:args.show]:
                 print(f"    {ref} {role}: snapshot {ours!r}  chrome {theirs!r}")
-    finally:
-        client.close()
-        running.close()
-        site.close()
     print(f"\n{total} names compared on {len(pages)} pages, {asked} asked of Chrome, {bad} differ")
 
 

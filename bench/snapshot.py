@@ -10,6 +10,7 @@ Pages: shared/corpus/pages/*.html plus big.html/small.html from make_synthetic.p
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import pathlib
@@ -53,6 +54,22 @@ def corpus_service() -> RunningService:
     return RunningService(service_config(home, extra={"browser": {"extraArgs": ["--disable-quic", RESOLVER]}}))
 
 
+@contextlib.contextmanager
+def corpus_session(corpus: pathlib.Path, only: list[str]):
+    """(pages, site, running service, started client) for the corpus pages; all closed after."""
+    pages_dir, pages = corpus_pages(corpus, only)
+    site = Site(pages_dir)
+    running = corpus_service()
+    client = running.client(timeout=120)
+    try:
+        client.start()
+        yield pages, site, running, client
+    finally:
+        client.close()
+        running.close()
+        site.close()
+
+
 def timed(fn) -> tuple[float, object]:
     start = time.perf_counter()
     value = fn()
@@ -67,16 +84,10 @@ def main() -> None:
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args()
 
-    pages_dir, pages = corpus_pages(args.corpus, args.only)
-    site = Site(pages_dir)
-    running = corpus_service()
-    client = running.client(timeout=120)
-    client.start()
-    port = running.config.browser.profiles["clawd"].cdp_port
-
     from playwright.sync_api import sync_playwright
     rows = []
-    with sync_playwright() as pw:
+    with corpus_session(args.corpus, args.only) as (pages, site, running, client), sync_playwright() as pw:
+        port = running.config.browser.profiles["clawd"].cdp_port
         browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
         pw_page = browser.contexts[0].new_page()
         tab = client.open(site.url("/" + pages[0]))
@@ -85,9 +96,6 @@ def main() -> None:
             rows.append(measure(client, tab, pw_page, url, name, args.runs))
             print_row(rows[-1])
         browser.close()
-    client.close()
-    running.close()
-    site.close()
     summary(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
