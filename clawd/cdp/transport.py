@@ -37,9 +37,12 @@ class WebSocketTransport:
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
-        self._watch = select.poll()
+        self._watch = select.poll()             # the watcher's: the socket and the wake-up pipe
         self._watch.register(self._sock.fileno(), select.POLLIN)
         self._watch.register(self._wake_r, select.POLLIN)
+        self._incoming = select.poll()          # the read role's: the socket alone
+        self._incoming.register(self._sock.fileno(), select.POLLIN)
+        self._tls_pending = getattr(self._sock, "pending", None)   # wss://: decrypted, not yet read
         self._send_lock = threading.Lock()
         self._closed = False
         self._released = False
@@ -115,7 +118,7 @@ class WebSocketTransport:
 
     def ready(self) -> bool:
         """Is there something to read right now (the read role's holder asks)?"""
-        return bool(self._buffer) or self._ssl_pending() or _readable(self._sock, 0)
+        return bool(self._buffer) or self._ssl_pending() or self._readable(0)
 
     # -- the read role ------------------------------------------------------------------------------
     def recv(self, timeout: float | None) -> bytes:
@@ -126,7 +129,7 @@ class WebSocketTransport:
             message = self._next_message()
             if message is not None:
                 return message
-            if not (self._ssl_pending() or _readable(self._sock, _left(deadline))):
+            if not (self._ssl_pending() or self._readable(_left(deadline))):
                 raise TimeoutError("no message within the deadline")
             got = self._sock.recv_into(self._chunk)
             if not got:
@@ -172,8 +175,11 @@ class WebSocketTransport:
         return None
 
     def _ssl_pending(self) -> bool:
-        pending = getattr(self._sock, "pending", None)   # wss://: bytes decrypted, not yet read
-        return bool(pending and pending())
+        return bool(self._tls_pending and self._tls_pending())
+
+    def _readable(self, timeout: float | None) -> bool:
+        """(The read role held: one thread at a time polls this.)"""
+        return bool(self._incoming.poll(None if timeout is None else timeout * 1000))
 
 
 def client_frame(opcode: int, payload: bytes) -> bytes:
@@ -195,9 +201,3 @@ def client_frame(opcode: int, payload: bytes) -> bytes:
 
 def _left(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - time.monotonic())
-
-
-def _readable(sock, timeout: float | None) -> bool:
-    poller = select.poll()
-    poller.register(sock.fileno(), select.POLLIN)
-    return bool(poller.poll(None if timeout is None else timeout * 1000))
