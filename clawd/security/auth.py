@@ -63,13 +63,19 @@ def load_or_create_token(path: pathlib.Path) -> str:
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    token = secrets.token_urlsafe(32)
+    token = new_token()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
         handle.write(token + "\n")
     os.chmod(path, 0o600)
     log.info("generated an auth token in %s", path)
     return token
+
+
+def new_token() -> str:
+    """256 random bits as 64 hex digits: a token never begins with "-", so no command line can
+    mistake it for an option (token_urlsafe's alphabet has "-", once in 64 tokens at the front)."""
+    return secrets.token_hex(32)
 
 
 def authenticator_for(token: str | None, password: str | None, token_file: pathlib.Path) -> Authenticator:
