@@ -15,6 +15,7 @@ from typing import Callable, Sequence, TextIO
 
 from clawd import errors
 from clawd.cli.commands import Invocation, UsageError
+from clawd.cli.credentials import attach_secret_values, secret_from_file
 from clawd.cli.parser import build_parser
 from clawd.client import Client, ServiceUnreachable, is_loopback_url
 from clawd.config.model import Config
@@ -26,9 +27,11 @@ _POLL_S = 0.2
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    parser = build_parser()
+    argv = attach_secret_values(sys.argv[1:] if argv is None else argv, parser)
     try:
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            args = build_parser().parse_args(argv)
+            args = parser.parse_args(argv)
     except SystemExit as exc:       # argparse: --help is 0, a usage error 2
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     inv = Invocation(args, stdout, stderr, make_client=lambda: _make_client(inv),
@@ -93,8 +96,10 @@ def load_config(path: str | None) -> Config:
 def _make_client(inv: Invocation) -> Client:
     a, config = inv.args, inv.config
     url = a.service_url or config.cli.url or server_url(config.server.host, config.server.port)
-    return Client(url, token=a.service_token or config.server.auth.token,
-                  password=a.service_password or config.server.auth.password,
+    token = a.service_token or secret_from_file(a.service_token_file, "--token-file")
+    password = a.service_password or secret_from_file(a.service_password_file, "--password-file")
+    return Client(url, token=token or config.server.auth.token,
+                  password=password or config.server.auth.password,
                   profile=a.profile, timeout=a.service_timeout, home=config.home)
 
 

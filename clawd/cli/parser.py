@@ -37,9 +37,18 @@ def _global_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", dest="service_url", metavar="URL",
                         help="control URL of the service (default: cli.url from the config, else "
                              "http://server.host:server.port, i.e. http://127.0.0.1:18791)")
-    parser.add_argument("--token", dest="service_token", metavar="T",
-                        help="bearer token (default: $CLAWD_TOKEN, then $CLAWD_HOME/auth-token)")
-    parser.add_argument("--password", dest="service_password", metavar="P", help="service password (default: $CLAWD_PASSWORD)")
+    token = parser.add_mutually_exclusive_group()
+    token.add_argument("--token", dest="service_token", metavar="TOKEN",
+                       help="bearer token, written --token=TOKEN; --token-file or $CLAWD_TOKEN keep it "
+                            "out of ps (default: server.auth.token, $CLAWD_TOKEN, then $CLAWD_HOME/auth-token)")
+    token.add_argument("--token-file", dest="service_token_file", metavar="PATH",
+                       help="read the bearer token from the first line of PATH")
+    password = parser.add_mutually_exclusive_group()
+    password.add_argument("--password", dest="service_password", metavar="PASSWORD",
+                          help="service password, written --password=PASSWORD; --password-file or "
+                               "$CLAWD_PASSWORD keep it out of ps (default: server.auth.password, $CLAWD_PASSWORD)")
+    password.add_argument("--password-file", dest="service_password_file", metavar="PATH",
+                          help="read the service password from the first line of PATH")
     parser.add_argument("--browser-profile", dest="profile", metavar="NAME",
                         help="browser profile to use (default: the service's browser.defaultProfile)")
     parser.add_argument("--json", action="store_true", help="print the service's JSON answer instead of text")
@@ -344,7 +353,9 @@ def _settings(sub) -> None:
     p.add_argument("--clear", action="store_true", help="stop sending extra headers")
     p = _command(actions, "credentials", settings.credentials, "answer HTTP authentication challenges", tab=True)
     p.add_argument("username", metavar="USER", nargs="?", help="user name")
-    p.add_argument("password", metavar="PASS", nargs="?", help="password")
+    p.add_argument("password", metavar="PASS", nargs="?",
+                   help="password (one that begins with '-' goes after --: USER -- PASS)")
+    p.add_argument("--password-file", metavar="PATH", help="read PASS from the first line of PATH instead")
     p.add_argument("--clear", action="store_true", help="forget the credentials")
     _geo(actions)
     p = _command(actions, "media", settings.media, "emulate CSS media features", tab=True)

@@ -33,9 +33,9 @@ ENVIRONMENT = (
                    "downloads, traces."),
     ("CLAWD_CONFIG", "configuration file, used when \\fB\\-\\-config\\fR is not given."),
     ("CLAWD_TOKEN", "bearer token: the service requires it, the CLI sends it "
-                    "(overrides \\fBserver.auth.token\\fR when that is not set)."),
+                    "(used when \\fBserver.auth.token\\fR is not set; see CREDENTIALS)."),
     ("CLAWD_PASSWORD", "password: the service accepts it, the CLI sends it "
-                       "(overrides \\fBserver.auth.password\\fR when that is not set)."),
+                       "(used when \\fBserver.auth.password\\fR is not set; see CREDENTIALS)."),
     ("NOTIFY_SOCKET", "set by systemd for \\fBType=notify\\fR units: \\fBserve\\fR reports READY=1, "
                       "RELOADING=1 and STOPPING=1 there."),
     ("JOURNAL_STREAM", "set by systemd when stderr is the journal: log lines then carry syslog "
@@ -243,6 +243,7 @@ def render_cli(parser: argparse.ArgumentParser, routes) -> str:
         lines += _option_item(action, parser.prog)
     lines += [".TP", f"{bold('-h')}, {bold('--help')}", text("print help (also after any command) and exit")]
     lines += [".PP", text("--json may also follow the command (clawd-browser tabs --json).")]
+    lines += _credentials_section()
     global_flags = frozenset(tuple(a.option_strings) for a in _options(parser))
     lines += [".SH COMMANDS"]
     for words, summary, child in commands(parser):
@@ -267,6 +268,25 @@ def _items(pairs: Iterable[tuple[str, str]], *, path: bool = False) -> list[str]
     return lines
 
 
+def _credentials_section() -> list[str]:
+    return [".SH CREDENTIALS",
+            text("The CLI sends the token and the password that a service started with the same "
+                 "configuration and environment requires. For each, the first of these wins:"),
+            ".IP 1. 4", text("--token=TOKEN or --token-file PATH (giving both is a usage error); "
+                             "--password=PASSWORD or --password-file PATH likewise;"),
+            ".IP 2. 4", text("server.auth.token (server.auth.password) in the configuration file;"),
+            ".IP 3. 4", text("$CLAWD_TOKEN ($CLAWD_PASSWORD);"),
+            ".IP 4. 4", text("for the token only, and only when no password was found: "
+                             "$CLAWD_HOME/auth-token, which the service writes on first start."),
+            ".PP",
+            text("Prefer --token-file, --password-file or the environment in scripts and cron jobs: a "
+                 "value on the command line shows in ps. Write a value on the command line with an "
+                 "equals sign, --token=TOKEN. The word after --token or --password is always taken as "
+                 "the value, even when it begins with a dash, as getopt does. A page password that "
+                 "begins with a dash goes after -- (set credentials USER -- PASS), or in "
+                 "--password-file.")]
+
+
 def _signals_section() -> list[str]:
     return [".SH SIGNALS", text("clawd-browser serve, the service in the foreground, acts on:"),
             ".TP", "\\fBSIGTERM\\fR, \\fBSIGINT\\fR",
@@ -289,6 +309,9 @@ def _examples() -> list[str]:
                           "the tab. Cron's PATH is minimal, and a failing command's exit status "
                           "(3 unreachable, 5 timeout, ...) tells what went wrong:")]
     lines += example(SHELL_EXAMPLE)
+    lines += [".PP", text("Against a service elsewhere, the token read from a file rather than "
+                          "written on the command line:")]
+    lines += example("clawd-browser --url http://10.0.0.5:18791 --token-file ~/.clawd/remote-token tabs")
     lines += [".PP", text("The same as a crontab line, with the example job script shipped in "
                           "etc/cron/clawd-screenshot.sh (it keeps a log, rotates it, and writes to stderr, "
                           "which cron mails, only on failure):")]

@@ -167,3 +167,33 @@ def test_autostart_starts_a_service_for_the_mcp_server(tmp_path):
     finally:
         setup.stop_services()
     assert os.path.exists(setup.config.home / "auth-token")
+
+
+@pytest.mark.parametrize("form", ["separate-words", "equals", "files", "environment"])
+def test_the_mcp_server_launches_with_a_token_and_password_that_begin_with_a_dash(tmp_path, form):
+    """An MCP client's config lists args word by word: `["--token", "-AbC...", "mcp"]` must work."""
+    from tests.support.browser import service_config
+    from tests.support.service import RunningService
+    token, password = "-dash-token-for-mcp", "--dash-password-for-mcp"
+    running = RunningService(service_config(tmp_path / "home", extra={"server": {"auth": {
+        "token": token, "password": password}}}))
+    (tmp_path / "token").write_text(token + "\n")
+    (tmp_path / "password").write_text(password + "\n")
+    flags, env = {
+        "separate-words": (["--token", token, "--password", password], {}),
+        "equals": ([f"--token={token}", f"--password={password}"], {}),
+        "files": (["--token-file", str(tmp_path / "token"), "--password-file", str(tmp_path / "password")], {}),
+        "environment": ([], {"CLAWD_TOKEN": token, "CLAWD_PASSWORD": password}),
+    }[form]
+    params = StdioServerParameters(command=sys.executable, args=["-m", "clawd", "--url", running.url, *flags, "mcp"],
+                                   env={"CLAWD_HOME": str(tmp_path / "empty"), "PYTHONPATH": str(REPO), **env},
+                                   cwd=str(REPO))
+
+    async def body(session):
+        return await session.call_tool("browser", {"action": "profiles"})
+    try:
+        result = run_session(params, body)
+    finally:
+        running.close()
+    assert not result.is_error, texts(result)
+    assert "clawd" in texts(result)

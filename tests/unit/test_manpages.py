@@ -70,7 +70,8 @@ def test_every_route_exit_status_and_variable_is_in_clawd_browser_1(generated):
         assert f".TP\n\\fB{status}\\fR\n" in page
     for variable in ("CLAWD_HOME", "CLAWD_CONFIG", "CLAWD_TOKEN", "CLAWD_PASSWORD"):
         assert f"\\fB{variable}\\fR" in page
-    for section in ("SYNOPSIS", "COMMANDS", "HTTP API", "EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES"):
+    for section in ("SYNOPSIS", "COMMANDS", "CREDENTIALS", "HTTP API", "EXIT STATUS", "ENVIRONMENT", "FILES",
+                    "EXAMPLES"):
         assert f".SH {section}\n" in page
     assert "clawd\\-browser \\-\\-autostart open" in page and "\\-\\-full\\-page \\-\\-out" in page   # cron
 
@@ -96,3 +97,12 @@ def test_man_pages_render_without_groff_warnings(generated, name):
     done = subprocess.run(["groff", "-man", "-ww", "-z", str(generated / name)], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_the_credentials_section_orders_every_way_a_secret_comes_in(generated):
+    page = (generated / "clawd-browser.1").read_text(encoding="utf-8")
+    section = page.split(".SH CREDENTIALS\n")[1].split(".SH ")[0]
+    order = [section.index(word) for word in ("--token=TOKEN or --token-file PATH", "server.auth.token",
+                                              "$CLAWD_TOKEN", "$CLAWD_HOME/auth-token")]
+    assert order == sorted(order), section
+    assert "--password=PASSWORD or --password-file PATH" in section and "$CLAWD_PASSWORD" in section

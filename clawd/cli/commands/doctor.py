@@ -79,7 +79,7 @@ def _service(inv: Invocation) -> Iterator[Check]:
         return
     except errors.Unauthorized:
         yield Check("service", ERROR, f"{client.url} refuses our credentials: the token differs from the "
-                                     "service's (check --token, CLAWD_TOKEN, $CLAWD_HOME/auth-token)")
+                                     "service's (check --token or --token-file, CLAWD_TOKEN, $CLAWD_HOME/auth-token)")
         return
     except errors.ClawdError as exc:
         yield Check("service", ERROR, f"{client.url} answered {exc.code}: {exc.message}")

@@ -6,6 +6,7 @@ import json
 
 from clawd.cli import output
 from clawd.cli.commands import Invocation, UsageError
+from clawd.cli.credentials import secret_from_file
 
 
 def _done(inv: Invocation, result: dict) -> None:
@@ -40,9 +41,12 @@ def credentials(inv: Invocation) -> None:
     a = inv.args
     if a.clear == (a.username is not None):
         raise UsageError("set credentials takes USER PASS or --clear")
-    if not a.clear and a.password is None:
+    if a.password is not None and a.password_file is not None:
+        raise UsageError("set credentials takes PASS or --password-file, not both")
+    password = a.password if a.password is not None else secret_from_file(a.password_file, "--password-file")
+    if not a.clear and password is None:
         raise UsageError("set credentials needs both USER and PASS")
-    result = inv.client.set_credentials(username=a.username, password=a.password, clear=a.clear or None,
+    result = inv.client.set_credentials(username=a.username, password=password, clear=a.clear or None,
                                         target_id=inv.target())
     _done(inv, result)
 
