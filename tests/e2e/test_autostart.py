@@ -113,6 +113,6 @@ def test_the_cron_job_reports_a_failure_on_stderr_with_its_exit_status(setup, tm
     setup.env["CLAWD_BROWSER"] = f"clawd-browser --url {setup.url}"
     done = subprocess.run(["sh", str(CRON_SCRIPT), "http://10.0.0.1/", str(out)], env=setup.env,
                           capture_output=True, text=True, timeout=90)
-    assert done.returncode == 1
+    assert done.returncode == 1, done.stderr
     assert "open http://10.0.0.1/ failed" in done.stderr and "NAVIGATION_BLOCKED" in done.stderr
     assert list(out.glob("shot-*.png")) == []

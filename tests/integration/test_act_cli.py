@@ -1,22 +1,18 @@
 """The act commands of the CLI, in-process against the running service."""
 from __future__ import annotations
 
-import io
+import functools
 import json
 
 import pytest
 
-from clawd.cli.main import main as cli_main
 from tests.support.act import Page
+from tests.support.cli import cli_of
 
 
 @pytest.fixture
 def cli(service):
-    def run(*argv: str) -> tuple[int, str, str]:
-        out, err = io.StringIO(), io.StringIO()
-        code = cli_main(["--url", service.url, "--token", service.token, *argv], stdout=out, stderr=err)
-        return code, out.getvalue(), err.getvalue()
-    return run
+    return functools.partial(cli_of, service)
 
 
 @pytest.fixture

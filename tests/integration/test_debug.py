@@ -2,13 +2,12 @@
 bounded, freed with the tab, kept for popups, and printed by the CLI."""
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
 
 from clawd import errors
-from clawd.cli.main import main as cli_main
+from tests.support.cli import cli_of as cli
 from tests.support.page_eval import evaluate, wait_until
 from tests.support.site import answer
 
@@ -39,12 +38,6 @@ def drained(handler, status: int, body: str, content_type: str = "application/js
     """Answer a POST after reading its body (an unread body would be parsed as the next request)."""
     handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
     answer(handler, status, body, content_type)
-
-
-def cli(service, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = cli_main(["--url", service.url, "--token", service.token, *argv], stdout=out, stderr=err)
-    return status, out.getvalue(), err.getvalue()
 
 
 # -- console ------------------------------------------------------------------------------------

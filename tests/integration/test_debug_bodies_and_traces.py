@@ -3,7 +3,6 @@ streamed into $CLAWD_HOME/traces and load as Chrome trace JSON."""
 from __future__ import annotations
 
 import base64
-import io
 import json
 import pathlib
 import threading
@@ -11,7 +10,7 @@ import threading
 import pytest
 
 from clawd import errors
-from clawd.cli.main import main as cli_main
+from tests.support.cli import cli_of
 from tests.support.page_eval import evaluate, wait_until
 from tests.support.site import answer
 from tests.support.tabs import opened_tab
@@ -104,22 +103,19 @@ def test_response_body_timeout_is_408_pointing_at_requests(client, fetch_tab):
 def test_cli_responsebody_prints_the_body(client, service, site, fetch_tab):
     site.route("/debug/api/cli.txt", lambda h: answer(h, 200, "hello from the page", "text/plain"))
     tab_id = fetch_tab["tabId"]
-    out, err = io.StringIO(), io.StringIO()
     waiting = client.status()["network"]["tabs"][tab_id]["waiting"]
-    pending = Pending(cli_main, ["--url", service.url, "--token", service.token, "responsebody", "cli.txt",
-                                 "--target", tab_id, "--timeout-ms", "10000"], stdout=out, stderr=err)
+    pending = Pending(cli_of, service, "responsebody", "cli.txt", "--target", tab_id, "--timeout-ms", "10000")
     wait_until(lambda: client.status()["network"]["tabs"][tab_id]["waiting"] > waiting, message="waiter")
     evaluate(service, client, tab_id, "load('/debug/api/cli.txt')")
-    assert pending.get() == 0, err.getvalue()
-    assert out.getvalue().strip() == "hello from the page"
+    status, out, _ = pending.get()
+    assert status == 0
+    assert out.strip() == "hello from the page"
 
 
 def test_cli_responsebody_timeout_exits_with_the_timeout_status(service, fetch_tab):
-    out, err = io.StringIO(), io.StringIO()
-    status = cli_main(["--url", service.url, "--token", service.token, "responsebody", "nothing",
-                       "--target", fetch_tab["tabId"], "--timeout-ms", "200"], stdout=out, stderr=err)
+    status, _, err = cli_of(service, "responsebody", "nothing", "--target", fetch_tab["tabId"], "--timeout-ms", "200")
     assert status == 5
-    assert "clawd-browser requests" in err.getvalue()
+    assert "clawd-browser requests" in err
 
 
 # -- traces -------------------------------------------------------------------------------------
@@ -178,13 +174,10 @@ def test_trace_path_through_a_symlink_is_refused(client, service, fetch_tab, tmp
 
 
 def test_cli_trace_start_and_stop(service, client, fetch_tab):
-    base = ["--url", service.url, "--token", service.token]
-    out, err = io.StringIO(), io.StringIO()
-    assert cli_main([*base, "trace", "start", "--target", fetch_tab["tabId"]], stdout=out, stderr=err) == 0, err.getvalue()
-    out = io.StringIO()
-    assert cli_main([*base, "trace", "stop", "--target", fetch_tab["tabId"], "--path", "cli.json"],
-                    stdout=out, stderr=err) == 0, err.getvalue()
-    path = pathlib.Path(out.getvalue().strip())
+    assert cli_of(service, "trace", "start", "--target", fetch_tab["tabId"]).status == 0
+    status, out, _ = cli_of(service, "trace", "stop", "--target", fetch_tab["tabId"], "--path", "cli.json")
+    assert status == 0
+    path = pathlib.Path(out.strip())
     assert path.name == "cli.json" and path.is_file()
 
 

@@ -2,12 +2,11 @@
 directory and token it created pass, evaluate is flagged; and `clawd-browser doctor` shows it."""
 from __future__ import annotations
 
-import io
 import json
 import socket
 
-from clawd.cli.main import main
 from tests.support.browser import service_config
+from tests.support.cli import cli_of
 from tests.support.service import RunningService
 
 
@@ -51,8 +50,7 @@ def test_the_cli_doctor_shows_the_services_report(service, client, monkeypatch):
     monkeypatch.setenv("CLAWD_HOME", str(service.config.home))
     for variable in ("CLAWD_CONFIG", "CLAWD_PASSWORD"):
         monkeypatch.delenv(variable, raising=False)
-    out, err = io.StringIO(), io.StringIO()
-    main(["--url", service.url, "--token", service.token, "--json", "doctor"], stdout=out, stderr=err)
-    names = {c["name"]: c for c in json.loads(out.getvalue())["checks"]}
+    _, out, _ = cli_of(service, "--json", "doctor")
+    names = {c["name"]: c for c in json.loads(out)["checks"]}
     assert names["service: evaluate"]["level"] == "warn"
     assert names["service: chromium"]["level"] == "ok"

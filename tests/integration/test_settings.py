@@ -3,14 +3,13 @@ the server (headers, Accept-Language, auth), reported by GET /, inherited by pop
 from __future__ import annotations
 
 import base64
-import io
 
 import pytest
 
 from clawd import errors
-from clawd.cli.main import main as cli_main
 from clawd.page import devices
 from clawd.page.emulation import Emulation
+from tests.support.cli import cli_of as cli
 from tests.support.page_eval import evaluate, wait_until
 from tests.support.site import answer
 from tests.support.tabs import opened_tab
@@ -28,12 +27,6 @@ def facts(service, client, tab_id: str) -> dict:
 
 def reload(client, site, tab_id: str, path: str = "/debug/probe.html") -> None:
     client.navigate(site.url(path), target_id=tab_id)
-
-
-def cli(service, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = cli_main(["--url", service.url, "--token", service.token, *argv], stdout=out, stderr=err)
-    return status, out.getvalue(), err.getvalue()
 
 
 def recorder(site, path: str, header: str) -> list:

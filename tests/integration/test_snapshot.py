@@ -258,15 +258,11 @@ def test_the_service_holds_one_snapshots_refs_per_tab(client, site, tab, service
 
 
 def test_cli_find_prints_each_match_under_its_ancestor_lines(client, site, tab, service):
-    import io
-
-    from clawd.cli.main import main
+    from tests.support.cli import cli_of
     tab_id = open_page(client, site, tab, "basics.html")
-    out, err = io.StringIO(), io.StringIO()
-    rc = main(["--url", service.url, "--token", service.token, "find", "remember", "--target", tab_id],
-              stdout=out, stderr=err)
-    assert (rc, err.getvalue()) == (0, "")
-    blocks = out.getvalue().rstrip("\n").split("\n\n")
+    status, out, err = cli_of(service, "find", "remember", "--target", tab_id)
+    assert (status, err) == (0, "")
+    blocks = out.rstrip("\n").split("\n\n")
     assert len(blocks) == 2 and blocks[1].split("\n")[-1].strip() == "- text: Remember me"
     lines = blocks[0].split("\n")
     assert re.fullmatch(r'- checkbox "Remember me" \[checked\] \[ref=e\d+\]', lines[-1].strip())

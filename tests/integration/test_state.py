@@ -2,14 +2,13 @@
 the page itself sees (document.cookie, localStorage) and what the server receives."""
 from __future__ import annotations
 
-import io
 import json
 import time
 
 import pytest
 
 from clawd import errors
-from clawd.cli.main import main as cli_main
+from tests.support.cli import cli_of as cli
 from tests.support.page_eval import evaluate
 from tests.support.site import answer
 from tests.support.tabs import opened_tab
@@ -20,12 +19,6 @@ def state_tab(client, site):
     client.clear_cookies()
     with opened_tab(client, site.url("/debug/storage.html")) as tab:
         yield tab
-
-
-def cli(service, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = cli_main(["--url", service.url, "--token", service.token, *argv], stdout=out, stderr=err)
-    return status, out.getvalue(), err.getvalue()
 
 
 def names(result: dict) -> dict:

@@ -2,16 +2,16 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 import types
 
 import pytest
 
-from clawd.cli.main import ensure_service, main
+from clawd.cli.main import ensure_service
 from clawd.cli.parser import build_parser
 from clawd.client import Client, ServiceUnreachable
+from tests.support.cli import Ran, run_cli
 from tests.unit.test_client import FakeService, clean_env, closed_port, fake_service  # noqa: F401  (fixtures)
 
 TABS = {"tabs": [
@@ -21,10 +21,8 @@ TABS = {"tabs": [
 ]}
 
 
-def run(*argv: str, service: FakeService | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    args = ["--url", service.url, *argv] if service else list(argv)
-    return main(args, stdout=out, stderr=err), out.getvalue(), err.getvalue()
+def run(*argv: str, service: FakeService | None = None) -> Ran:
+    return run_cli(*(["--url", service.url] if service else []), *argv)
 
 
 # -- the parser -------------------------------------------------------------------------------------
@@ -237,7 +235,7 @@ def test_token_is_read_from_clawd_home(fake_service, tmp_path):
 
 
 def test_global_flags_set_profile_token_and_password(fake_service):
-    run("--browser-profile", "work", "--token", "t0k", "--password", "pw", "tabs", service=fake_service)
+    run("--browser-profile", "work", "--token=t0k", "--password=pw", "tabs", service=fake_service)
     assert fake_service.last.query == {"profile": "work"}
     assert fake_service.last.headers["Authorization"] == "Bearer t0k"
     assert fake_service.last.headers["X-Clawd-Password"] == "pw"

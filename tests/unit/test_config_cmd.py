@@ -1,14 +1,13 @@
 """`clawd-browser config check | sample | show`, run through the CLI's main() in-process."""
 from __future__ import annotations
 
-import io
 import json
 import pathlib
 
 import pytest
 import yaml
 
-from clawd.cli.main import main
+from tests.support.cli import run_cli
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -21,10 +20,7 @@ def clean_env(monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))      # no ~/.clawd/clawd.yaml of the machine's user
 
 
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), stdout=out, stderr=err)
-    return status, out.getvalue(), err.getvalue()
+run = run_cli
 
 
 def write(tmp_path: pathlib.Path, text: str) -> str:

@@ -8,6 +8,7 @@ import pytest
 
 from clawd.cli.main import main
 from tests.support import browser as support
+from tests.support.cli import run_cli
 from tests.support.service import RunningService
 
 
@@ -29,9 +30,8 @@ def env(monkeypatch, tmp_path):
 
 
 def doctor(*extra: str) -> tuple[int, dict]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main([*extra, "--json", "doctor"], stdout=out, stderr=err)
-    answer = json.loads(out.getvalue())
+    status, out, _ = run_cli(*extra, "--json", "doctor")
+    answer = json.loads(out)
     return status, {c["name"]: c for c in answer["checks"]}
 
 
@@ -89,7 +89,7 @@ def test_a_running_service_is_reached_with_the_token_it_wrote(env, tmp_path):
         status, checks = doctor("--url", service.url)
         assert checks["service"]["level"] == "ok", checks["service"]
         assert service.url in checks["service"]["detail"]
-        status, checks = doctor("--url", service.url, "--token", "wrong")
+        status, checks = doctor("--url", service.url, "--token=wrong")
         assert status == 1 and checks["service"]["level"] == "error"
     finally:
         service.close()

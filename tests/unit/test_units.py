@@ -117,7 +117,8 @@ def test_launchd_plist_parses_and_keeps_the_service_alive_on_failure():
 def test_cron_script_is_valid_sh_and_the_crontab_line_calls_it():
     script = CRON / "clawd-screenshot.sh"
     assert os.access(script, os.X_OK)
-    assert subprocess.run(["sh", "-n", str(script)], capture_output=True).returncode == 0
+    checked = subprocess.run(["sh", "-n", str(script)], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
     text = script.read_text()
     assert "--autostart open" in text and "screenshot --target" in text and "--full-page --out" in text
     jobs = [line for line in (CRON / "crontab").read_text().splitlines() if line and not line.startswith("#")]
