@@ -264,8 +264,10 @@ def _apply_locale(session: Session, locale: str | None, main: bool) -> None:
 
 
 def accept_language(locale: str) -> str:
+    """The bare language list: Chromium adds the q-values itself (`fr-FR,fr` goes out as
+    `fr-FR,fr;q=0.9`; handing it `fr;q=0.9` sent `fr;q=0.9;q=0.9`)."""
     language = locale.split("-", 1)[0]
-    return locale if language == locale else f"{locale},{language};q=0.9"
+    return locale if language == locale else f"{locale},{language}"
 
 
 def _apply_agent(session: Session, state: dict, main: bool) -> None:

@@ -193,6 +193,24 @@ def test_locale_sets_intl_navigator_language_and_accept_language(client, service
     assert client.status()["emulation"][tab_id]["locale"] == "de-DE"
 
 
+@pytest.mark.parametrize("locale, header", [
+    ("fr-FR", "fr-FR,fr;q=0.9"), ("de", "de"), ("pt_BR", "pt-BR,pt;q=0.9"), ("zh-Hant-TW", "zh-Hant-TW,zh;q=0.9"),
+])
+def test_locale_sends_a_well_formed_accept_language(client, service, site, probe, locale, header):
+    """Chromium adds the q-values itself: clawd hands it the bare list (it once sent
+    `fr-FR,fr;q=0.9;q=0.9`)."""
+    seen = recorder(site, "/debug/api/language-exact", "Accept-Language")
+    tab_id = probe["tabId"]
+    try:
+        client.set_locale(locale, target_id=tab_id)
+        evaluate(service, client, tab_id, "fetch('/debug/api/language-exact').then(r => r.text())")
+        assert seen == [header]
+        reload(client, site, tab_id, "/debug/api/language-exact")          # the navigation request too
+        assert seen == [header, header]
+    finally:
+        client.set_locale(clear=True, target_id=tab_id)
+
+
 @pytest.mark.parametrize("value", ["not a locale!", "x", "de-DE; rm -rf"])
 def test_invalid_locale_is_400_naming_the_field(client, probe, value):
     with pytest.raises(errors.InvalidRequest) as caught:

@@ -127,7 +127,7 @@ def test_header_map_accepts_objects_and_json_text():
 
 
 def test_accept_language_adds_the_bare_language():
-    assert emulation.accept_language("de-DE") == "de-DE,de;q=0.9"
+    assert emulation.accept_language("de-DE") == "de-DE,de"
     assert emulation.accept_language("fr") == "fr"
 
 
