@@ -85,6 +85,8 @@ class DownloadManager:
         directory = self.directory
         if name and os.sep in name.strip(os.sep):
             directory = confine(self.directory, os.path.dirname(name), must_exist=True, kind="dir")
+        if _same_file(directory / wanted, source):   # renamed to the name it already has
+            return source
         for _ in range(100):
             target = unique_path(directory, wanted)
             try:
@@ -133,6 +135,13 @@ class DownloadManager:
                 if stored["guid"] == item["guid"]:
                     stored["path"] = str(target)
         return {**item, "path": str(target)}
+
+
+def _same_file(a: pathlib.Path, b: pathlib.Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def public(item: dict) -> dict:

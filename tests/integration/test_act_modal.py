@@ -211,6 +211,18 @@ def test_download_names_are_sanitized_and_path_is_honoured(client, service, page
         assert fh.read() == "plain notes\n"
 
 
+def test_a_download_takes_its_suggested_or_given_name_when_that_name_is_free(client, service, page, download_site):
+    downloads = service.service.layout.downloads
+    p = page("/act/download.html")
+    for given in (None, "report 2024.bin", "given-name.bin"):
+        expected = given or "report 2024.bin"
+        (downloads / expected).unlink(missing_ok=True)
+        item = client.download(p.ref("link", "Get report"), path=given, target_id=p.id)["download"]
+        assert item["path"] == str(downloads / expected), given
+        assert os.path.getsize(item["path"]) == len(download_site)
+        os.unlink(item["path"])
+
+
 def test_wait_download_reports_a_slow_download_once_complete(client, page, download_site):
     p = page("/act/download.html")
     p.act("click", ref=p.ref("link", "Get slow"))
