@@ -42,6 +42,18 @@ def test_remote_profile_drives_a_second_chromium(client, site, bare, shape):
         client.delete_profile(name)
 
 
+def test_start_headless_on_a_remote_profile_is_400_with_the_reason(client, bare):
+    client.create_profile("remote-headless", cdp_url=_remote_shapes(bare)["http"])
+    try:
+        for headless in (True, False):
+            with pytest.raises(errors.InvalidRequest) as caught:
+                client.start(headless=headless, profile="remote-headless")
+            assert "headless" in caught.value.message and "remote" in caught.value.message
+        assert client.start(profile="remote-headless")["running"] is True     # without it: fine
+    finally:
+        client.delete_profile("remote-headless")
+
+
 def test_existing_session_reads_devtools_active_port(client, site, tmp_path):
     bare = BareChromium(tmp_path, port=0)
     client.request("POST", "/profiles/create",

@@ -32,6 +32,10 @@ def _extra_status(req: Request, runtime) -> dict:
 def start(req: Request) -> dict:
     headless = req.args.get("headless")
     runtime = req.runtime()
+    if headless is not None and not runtime.managed:
+        raise errors.InvalidRequest(f"headless applies to browsers clawd launches; profile "
+                                    f"{runtime.profile.name} is {runtime.kind}, so its browser's own "
+                                    f"settings decide", field="headless")
     began = time.perf_counter()
     runtime.start(headless=headless)
     return {"ok": True, **runtime.status(), "startMs": round((time.perf_counter() - began) * 1000, 1)}
