@@ -1,6 +1,7 @@
 """From a profile's cdpUrl (DESIGN.md §4) to the browser websocket URL to connect to."""
 from __future__ import annotations
 
+import base64
 import ipaddress
 import urllib.parse
 from typing import Callable
@@ -66,6 +67,18 @@ def rewrite_ws_host(ws_url: str, base: urllib.parse.SplitResult) -> str:
         netloc = base.netloc.split("@")[0] + "@" + netloc
     query = ws.query or base.query
     return urllib.parse.urlunsplit((scheme, netloc, ws.path, query, ""))
+
+
+def userinfo_as_header(ws_url: str) -> tuple[str, list[str]]:
+    """websocket-client drops a URL's userinfo: send it as HTTP Basic on the upgrade, as requests
+    does on discovery (a DevTools endpoint behind an authenticating proxy wants both)."""
+    parts = urllib.parse.urlsplit(ws_url)
+    if parts.username is None:
+        return ws_url, []
+    pair = f"{urllib.parse.unquote(parts.username)}:{urllib.parse.unquote(parts.password or '')}"
+    netloc = parts.netloc.rsplit("@", 1)[1]
+    bare = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return bare, ["Authorization: Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")]
 
 
 def ws_host(ws_url: str) -> str:

@@ -1,12 +1,14 @@
 """From a cdpUrl to the browser websocket URL (DESIGN.md §4), with a fake http_get: no network."""
 from __future__ import annotations
 
+import base64
 import urllib.parse
 
 import pytest
 import requests
 
 from clawd import errors
+from clawd.cdp import discovery
 from clawd.cdp.discovery import discover, rewrite_ws_host, websocket_url, ws_host
 
 BROWSER_PATH = "/devtools/browser/5f2c"
@@ -175,3 +177,11 @@ def test_rewrite_ws_host_directly():
 def test_ws_host_names_the_host():
     assert ws_host(f"wss://u:p@Pool.Example:443{BROWSER_PATH}") == "pool.example"
     assert ws_host(f"ws://[::1]:9222{BROWSER_PATH}") == "::1"
+
+
+def test_userinfo_becomes_a_basic_header_and_leaves_the_url():
+    url, headers = discovery.userinfo_as_header("wss://agent:p%40ss%3Aword@pool.test:443/devtools/browser/x?token=t")
+    assert url == "wss://pool.test:443/devtools/browser/x?token=t"
+    assert headers == ["Authorization: Basic " + base64.b64encode(b"agent:p@ss:word").decode()]
+    assert discovery.userinfo_as_header("ws://127.0.0.1:9222/devtools/browser/x") == (
+        "ws://127.0.0.1:9222/devtools/browser/x", [])
