@@ -213,7 +213,8 @@ def _api_section(routes) -> list[str]:
                   "directly. Requests and answers are JSON (request bodies at most 1 MiB). When a token "
                   "or password exists, every request needs it: "),
              ".BR \"Authorization: Bearer \" \\fITOKEN\\fR,",
-             ".BR \"X\\-Clawd\\-Password: \" \\fIPASSWORD\\fR,",
+             ".BR \"X\\-Clawd\\-Password: \" \\fIPASSWORD\\fR",
+             text("(or X-OpenClaw-Password, which agents written for OpenClaw send),"),
              text("or HTTP Basic with the password. Every route accepts ?profile=NAME (the query wins "
                   "over a body field profile). Wherever a tab is named (targetId), a stable id (t1), a "
                   "label, a raw target id or a unique prefix of one works. Errors answer "

@@ -1,4 +1,4 @@
-"""Who may talk to the service: a bearer token, a password (header or HTTP Basic), compared in
+"""Who may talk to the service: a bearer token, a password (either header or HTTP Basic), compared in
 constant time. With no credential configured, a token is generated once into
 $CLAWD_HOME/auth-token (mode 0600), which the CLI reads too."""
 from __future__ import annotations
@@ -14,6 +14,9 @@ from typing import Mapping
 from clawd import errors
 
 log = logging.getLogger("clawd.security")
+
+# clawd's own, and the one agents written for OpenClaw's browser tool send (DESIGN.md §17)
+PASSWORD_HEADERS = ("X-Clawd-Password", "X-OpenClaw-Password")
 
 
 class Authenticator:
@@ -39,7 +42,7 @@ class Authenticator:
             return True
         if not self.password:
             return False
-        if _same(headers.get("X-Clawd-Password") or "", self.password):
+        if any(_same(headers.get(name) or "", self.password) for name in PASSWORD_HEADERS):
             return True
         if scheme == "basic":
             try:

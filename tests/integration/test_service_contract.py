@@ -44,6 +44,7 @@ def test_password_header_and_basic_auth(clawd_home):
     try:
         basic = base64.b64encode(b"any:s3cret").decode()
         assert requests.get(running.url + "/", headers={"X-Clawd-Password": "s3cret"}, timeout=5).ok
+        assert requests.get(running.url + "/", headers={"X-OpenClaw-Password": "s3cret"}, timeout=5).ok
         assert requests.get(running.url + "/", headers={"Authorization": f"Basic {basic}"}, timeout=5).ok
         assert requests.get(running.url + "/", headers={"X-Clawd-Password": "nope"}, timeout=5).status_code == 401
         assert not (clawd_home / "pw" / "auth-token").exists()

@@ -31,7 +31,7 @@ def test_the_bearer_token_is_accepted(headers):
 @pytest.mark.parametrize("headers", [{}, {"Authorization": ""}, {"Authorization": "Bearer"},
                                      {"Authorization": "Bearer wrong"}, {"Authorization": f"Bearer {TOKEN}x"},
                                      {"Authorization": f"Token {TOKEN}"}, {"Authorization": basic("u", TOKEN)},
-                                     {"X-Clawd-Password": TOKEN}])
+                                     {"X-Clawd-Password": TOKEN}, {"X-OpenClaw-Password": TOKEN}])
 def test_anything_but_the_bearer_token_is_unauthorized(headers):
     with pytest.raises(errors.Unauthorized) as raised:
         Authenticator(token=TOKEN).check(headers)
@@ -39,7 +39,8 @@ def test_anything_but_the_bearer_token_is_unauthorized(headers):
     assert TOKEN not in str(raised.value)
 
 
-@pytest.mark.parametrize("headers", [{"X-Clawd-Password": PASSWORD}, {"Authorization": basic("anyone", PASSWORD)},
+@pytest.mark.parametrize("headers", [{"X-Clawd-Password": PASSWORD}, {"X-OpenClaw-Password": PASSWORD},
+                                     {"Authorization": basic("anyone", PASSWORD)},
                                      {"Authorization": basic("", PASSWORD)},
                                      {"Authorization": basic("u", PASSWORD).replace("Basic", "basic")}])
 def test_the_password_is_accepted_in_its_header_or_as_basic_auth(headers):
@@ -47,6 +48,7 @@ def test_the_password_is_accepted_in_its_header_or_as_basic_auth(headers):
 
 
 @pytest.mark.parametrize("headers", [{"X-Clawd-Password": "wrong"}, {"X-Clawd-Password": ""},
+                                     {"X-OpenClaw-Password": "wrong"}, {"X-OpenClaw-Password": ""},
                                      {"Authorization": basic("u", "wrong")},
                                      {"Authorization": "Basic !!!not-base64!!!"},
                                      {"Authorization": "Basic " + base64.b64encode(b"u:\xff\xfe").decode()},
