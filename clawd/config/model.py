@@ -155,6 +155,11 @@ class StateLayout:
         return self.home / "traces"
 
     @property
+    def trash(self) -> pathlib.Path:
+        """User data of reset or deleted profiles, kept until erased (browser/trash.py)."""
+        return self.home / "trash"
+
+    @property
     def profiles_file(self) -> pathlib.Path:
         """Profiles created at run time through POST /profiles/create survive restarts here."""
         return self.home / "profiles.json"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from clawd import errors
+from clawd.browser import trash
 from clawd.config.model import Config, ProfileConfig, StateLayout
 from clawd.security.csrf import is_loopback_host
 
@@ -59,7 +60,7 @@ def diagnose(config: Config, layout: StateLayout, *, profiles: Iterable[ProfileC
     profiles = list(config.browser.profiles.values() if profiles is None else profiles)
     checks = [check_chromium(config, probes), check_state_dir(layout), check_auth(config, layout),
               check_bind(config), *check_remote_cdp(profiles), check_evaluate(config),
-              check_sandbox(config, probes), *check_ports(config, profiles, probes)]
+              check_sandbox(config, probes), *check_ports(config, profiles, probes), check_trash(layout)]
     return {"ok": all(c.level != ERROR for c in checks), "checks": [c.as_dict() for c in checks]}
 
 
@@ -204,6 +205,17 @@ def check_ports(config: Config, profiles: Iterable[ProfileConfig], probes: Probe
         else:
             checks.append(Check(f"port {port}", OK, f"profile {profile.name}: free"))
     return checks
+
+
+def check_trash(layout: StateLayout) -> Check:
+    """Reset and deleted profiles' data is kept: say what is there and how to get rid of it."""
+    kept = trash.entries(layout)
+    if not kept:
+        return Check("trash", OK, f"{layout.trash} is empty")
+    size = sum(entry["bytes"] for entry in kept) / 1e6
+    names = ", ".join(entry["name"] for entry in kept)
+    return Check("trash", OK, f"{len(kept)} profile data folder(s) kept in {layout.trash} ({size:.1f} MB): "
+                              f"{names}; delete them when no longer wanted")
 
 
 def _mode(st: os.stat_result) -> str:

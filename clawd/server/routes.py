@@ -8,7 +8,7 @@ from clawd.server.api import act
 from clawd.server.api import snapshot
 from clawd.server.api import doctor
 from clawd.server.routing import route
-from clawd.server.validation import as_bool, as_int, as_str, opt, req
+from clawd.server.validation import alias, as_bool, as_int, as_str, opt, req
 from clawd.server.validation import as_number
 from clawd.server.validation import as_list
 
@@ -24,8 +24,8 @@ ROUTES = [
     route("POST", "/profiles/create", basic.create_profile,
           body={"name": req(as_str), "color": opt(as_str), "cdpUrl": opt(as_str), "driver": opt(as_str),
                 "userDataDir": opt(as_str)}),
-    route("DELETE", "/profiles/{name}", basic.delete_profile),
-    route("POST", "/reset-profile", basic.reset_profile, body={}),
+    route("DELETE", "/profiles/{name}", basic.delete_profile, query={"purge": opt(as_bool)}),
+    route("POST", "/reset-profile", basic.reset_profile, body={"purge": opt(as_bool)}),
     route("GET", "/doctor", doctor.report, query={}),
     # tabs
     route("GET", "/tabs", tabs.list_tabs, query={"wrap": opt(as_bool)}),
@@ -58,7 +58,7 @@ ROUTES = [
           body={"accept": req(as_bool), "promptText": opt(lambda v, f: as_str(v, f, allow_empty=True)),
                 "dialogId": opt(as_str), **TARGET, **TIMEOUT}),
     route("POST", "/download", act.download, body={"ref": req(as_str), "path": opt(as_str), **TARGET, **TIMEOUT}),
-    route("POST", "/wait/download", act.wait_download, body={**TARGET, **TIMEOUT}),
+    route("POST", "/wait/download", act.wait_download, body={**TARGET, "path": opt(as_str), **TIMEOUT}),
     route("POST", "/permissions/grant", act.grant_permissions,
           body={"origin": opt(as_str), "permissions": req(as_list)}),
     # -- debug, state, settings (issue 5) --
@@ -91,7 +91,8 @@ ROUTES = [
                 "clear": opt(as_bool)}),
     route("POST", "/set/media", settings.media,
           body={**TARGET, "colorScheme": opt(as_str), "reducedMotion": opt(as_str)}),
-    route("POST", "/set/timezone", settings.timezone, body={**TARGET, "timezone": opt(as_str), "clear": opt(as_bool)}),
+    route("POST", "/set/timezone", settings.timezone,
+          body={**TARGET, "timezone": opt(as_str), "timezoneId": alias("timezone"), "clear": opt(as_bool)}),
     route("POST", "/set/locale", settings.locale, body={**TARGET, "locale": opt(as_str), "clear": opt(as_bool)}),
     route("POST", "/set/device", settings.device, body={**TARGET, "name": opt(as_str), "clear": opt(as_bool)}),
     route("POST", "/set/viewport", settings.viewport,

@@ -2,6 +2,7 @@
 attach-only, existing-session, and a Chromium that fails to start."""
 from __future__ import annotations
 
+import pathlib
 import urllib.parse
 
 import psutil
@@ -179,3 +180,47 @@ def test_remote_endpoint_that_points_elsewhere_is_refused(client, site):
         assert "192.0.2.10" in str(caught.value)
     finally:
         client.delete_profile("steered")
+
+
+def test_reset_profile_moves_the_user_data_to_the_trash_and_purge_erases(clawd_home, site):
+    from tests.support.browser import service_config
+    from tests.support.service import RunningService
+    running = RunningService(service_config(clawd_home / "trash-reset"))
+    layout = running.service.layout
+    try:
+        c = running.client()
+        c.open(site.url("/index.html"))
+        c.act("evaluate", fn="() => localStorage.setItem('k', 'kept')")
+        reset = c.reset_profile()
+        assert reset["removedData"] is True and reset["wasRunning"] is True
+        trashed = pathlib.Path(reset["trashedTo"])
+        assert trashed.parent == layout.trash and trashed.name.startswith("clawd-")
+        assert (trashed / "Default").is_dir() and not layout.user_data_dir("clawd").exists()
+        c.open(site.url("/index.html"))                       # a fresh profile: the key is gone
+        assert c.act("evaluate", fn="() => localStorage.getItem('k')")["result"] is None
+        purged = c.reset_profile(purge=True)
+        assert purged["purged"] is True and "trashedTo" not in purged
+        assert [p.name for p in layout.trash.iterdir()] == [trashed.name]
+        doctor = {check["name"]: check for check in c.doctor()["checks"]}
+        assert trashed.name in doctor["trash"]["detail"]
+    finally:
+        running.close()
+
+
+def test_deleting_a_profile_keeps_its_data_in_the_trash(clawd_home, site):
+    from tests.support.browser import service_config
+    from tests.support.service import RunningService
+    running = RunningService(service_config(clawd_home / "trash-delete"))
+    layout = running.service.layout
+    try:
+        c = running.client()
+        for name, purge in (("work", False), ("scratch", True)):
+            c.create_profile(name)
+            c.open(site.url("/index.html"), profile=name)
+            deleted = c.delete_profile(name, purge=purge or None)
+            assert deleted["removedData"] is True
+            assert not (layout.home / "browser" / name).exists()
+        [kept] = layout.trash.iterdir()
+        assert kept.name.startswith("work-") and (kept / "user-data" / "Default").is_dir()
+    finally:
+        running.close()

@@ -1,10 +1,10 @@
 """Status, start/stop, and profiles."""
 from __future__ import annotations
 
-import shutil
 import time
 
 from clawd import __version__, errors
+from clawd.browser import trash
 from clawd.server.routing import Request
 
 
@@ -75,11 +75,14 @@ def delete_profile(req: Request) -> dict:
     if name == service.profiles.default_name:
         raise errors.Conflict(f"{name!r} is the default profile and cannot be deleted")
     runtime = service.runtime(name)
-    data_dir = runtime.user_data_dir if runtime.managed else None
+    owned = runtime.managed
     service.profiles.delete(name)
     service.forget_runtime(name)
-    removed = _remove_profile_data(service.layout.user_data_dir(name).parent) if data_dir else False
-    return {"ok": True, "deleted": name, "removedData": removed}
+    data = {"removedData": False}
+    if owned:
+        data = trash.discard(service.layout, name, service.layout.user_data_dir(name).parent,
+                             purge=bool(req.args.get("purge")))
+    return {"ok": True, "deleted": name, **data}
 
 
 def reset_profile(req: Request) -> dict:
@@ -87,12 +90,6 @@ def reset_profile(req: Request) -> dict:
     if not runtime.managed:
         raise errors.Conflict(f"profile {runtime.profile.name} is {runtime.kind}: clawd does not own its data")
     was_running = runtime.stop()
-    removed = _remove_profile_data(runtime.user_data_dir)
-    return {"ok": True, "profile": runtime.profile.name, "wasRunning": was_running, "removedData": removed}
-
-
-def _remove_profile_data(path) -> bool:
-    if path is None or not path.exists():
-        return False
-    shutil.rmtree(path, ignore_errors=True)
-    return True
+    data = trash.discard(req.service.layout, runtime.profile.name, runtime.user_data_dir,
+                         purge=bool(req.args.get("purge")))
+    return {"ok": True, "profile": runtime.profile.name, "wasRunning": was_running, **data}
