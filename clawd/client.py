@@ -145,11 +145,12 @@ class Client:
         return self._post("/profiles/create", profile, name=name, color=color, cdp_url=cdp_url, driver=driver,
                           user_data_dir=user_data_dir)
 
-    def delete_profile(self, name: str, *, profile: str | None = None) -> dict:
-        return self.request("DELETE", "/profiles/" + _segment(name), profile=profile)
+    def delete_profile(self, name: str, *, purge: bool | None = None, profile: str | None = None) -> dict:
+        """The profile's user data goes to $CLAWD_HOME/trash, or is erased with purge."""
+        return self.request("DELETE", "/profiles/" + _segment(name), params={"purge": purge}, profile=profile)
 
-    def reset_profile(self, *, profile: str | None = None) -> dict:
-        return self._post("/reset-profile", profile)
+    def reset_profile(self, *, purge: bool | None = None, profile: str | None = None) -> dict:
+        return self._post("/reset-profile", profile, purge=purge)
 
     # -- tabs -----------------------------------------------------------------------------------
     def tabs(self, *, profile: str | None = None) -> dict:
@@ -267,9 +268,10 @@ class Client:
         return self._post("/download", profile, ref=ref, path=path, target_id=target_id)
 
     def wait_download(self, timeout_ms: int | None = None, target_id: str | None = None, *,
-                      profile: str | None = None) -> dict:
+                      path: str | None = None, profile: str | None = None) -> dict:
+        """The next finished download; with `path`, saved under that name in $CLAWD_HOME/downloads."""
         return self._post("/wait/download", profile, timeout=self._wait_timeout(timeout_ms),
-                          timeout_ms=timeout_ms, target_id=target_id)
+                          timeout_ms=timeout_ms, target_id=target_id, path=path)
 
     def grant_permissions(self, origin: str, permissions: Iterable[str], *, profile: str | None = None) -> dict:
         return self._post("/permissions/grant", profile, origin=origin, permissions=list(permissions))

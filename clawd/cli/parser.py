@@ -49,7 +49,7 @@ def _global_flags(parser: argparse.ArgumentParser) -> None:
                                "$CLAWD_PASSWORD keep it out of ps (default: server.auth.password, $CLAWD_PASSWORD)")
     password.add_argument("--password-file", dest="service_password_file", metavar="PATH",
                           help="read the service password from the first line of PATH")
-    parser.add_argument("--browser-profile", dest="profile", metavar="NAME",
+    parser.add_argument("--browser-profile", "--profile", dest="profile", metavar="NAME",
                         help="browser profile to use (default: the service's browser.defaultProfile)")
     parser.add_argument("--json", action="store_true", help="print the service's JSON answer instead of text")
     parser.add_argument("--config", metavar="PATH",
@@ -83,8 +83,9 @@ _TARGET = _target_flag()
 
 
 def _command(sub, name: str, func, help: str, *, tab: bool = False, needs_service: bool = True,
-             description: str | None = None) -> argparse.ArgumentParser:
-    parents = [_JSON, _TARGET] if tab else [_JSON]
+             description: str | None = None, json_output: bool = True) -> argparse.ArgumentParser:
+    """json_output=False: the command's own --json takes a value (`set headers --json '{...}'`)."""
+    parents = ([_JSON] if json_output else []) + ([_TARGET] if tab else [])
     parser = sub.add_parser(name, help=help, description=description or help, parents=parents)
     parser.set_defaults(func=func, needs_service=needs_service)
     return parser
@@ -110,16 +111,31 @@ def _basic(sub) -> None:
     _command(sub, "stop", basic.stop, "stop the browser of the profile (a remote browser is only disconnected)")
     _command(sub, "profiles", basic.profiles, "list browser profiles")
     _, actions = _group(sub, "profile", "create or delete a browser profile")
-    p = _command(actions, "create", basic.create_profile, "create a browser profile")
+    _profile_create(actions, "create")
+    _profile_delete(actions, "delete")
+    _profile_create(sub, "create-profile")       # OpenClaw's spellings
+    _profile_delete(sub, "delete-profile")
+    p = _command(sub, "reset-profile", basic.reset_profile,
+                 "stop the browser and move the profile's user data (cookies, storage, history) to "
+                 "$CLAWD_HOME/trash, leaving a fresh profile")
+    p.add_argument("--purge", action="store_true", help="erase the user data instead of keeping it in the trash")
+
+
+def _profile_create(sub, name: str) -> None:
+    p = _command(sub, name, basic.create_profile, "create a browser profile")
     p.add_argument("name", metavar="NAME", help="profile name: lowercase letters, digits and dashes")
     p.add_argument("--color", metavar="HEX", help="profile color such as #0066CC (default: the first unused)")
     p.add_argument("--cdp-url", metavar="URL", help="attach to this DevTools endpoint instead of launching")
     p.add_argument("--driver", choices=("managed", "remote", "existing-session"),
                    help="how the browser is obtained (default: managed, or remote with --cdp-url)")
-    p = _command(actions, "delete", basic.delete_profile, "delete a browser profile and its data")
+    p.add_argument("--user-data-dir", metavar="DIR", help="existing-session: the browser's user data directory")
+
+
+def _profile_delete(sub, name: str) -> None:
+    p = _command(sub, name, basic.delete_profile,
+                 "delete a browser profile; its user data goes to $CLAWD_HOME/trash")
     p.add_argument("name", metavar="NAME", help="profile to delete")
-    _command(sub, "reset-profile", basic.reset_profile,
-             "stop the browser and wipe the profile's user data (cookies, storage, history)")
+    p.add_argument("--purge", action="store_true", help="erase the user data instead of keeping it in the trash")
 
 
 # -- tabs -------------------------------------------------------------------------------------------
@@ -250,6 +266,7 @@ def _forms(sub) -> None:
 
 def _scripting(sub) -> None:
     p = _command(sub, "wait", act.wait, "wait for conditions, in the order given below", tab=True)
+    p.add_argument("selector_arg", metavar="CSS", nargs="?", help="until an element matches CSS (as --selector)")
     p.add_argument("--time-ms", type=int, metavar="MS", help="wait this long (<= 30000)")
     p.add_argument("--text", metavar="TEXT", help="until TEXT appears on the page")
     p.add_argument("--text-gone", metavar="TEXT", help="until TEXT is no longer on the page")
@@ -260,7 +277,8 @@ def _scripting(sub) -> None:
     p.add_argument("--timeout-ms", type=int, metavar="MS", help="give up after MS (default: browser.actionTimeoutMs)")
     p = _command(sub, "evaluate", act.evaluate, "run a JavaScript function in the page and print its result",
                  tab=True)
-    p.add_argument("fn", metavar="FN", help="function source such as '() => document.title'")
+    p.add_argument("fn", metavar="FN", nargs="?", help="function source such as '() => document.title'")
+    p.add_argument("--fn", dest="fn_flag", metavar="FN", help="the function, as a flag (instead of FN)")
     p.add_argument("--ref", metavar="REF", help="pass this element to the function as its argument")
 
 
@@ -278,8 +296,10 @@ def _hooks(sub) -> None:
     p.add_argument("--input-ref", metavar="REF", help="set the files on this <input type=file> directly")
     p = _command(sub, "download", act.download, "click an element and save what it downloads", tab=True)
     p.add_argument("ref", metavar="REF", help="element ref that starts the download")
+    p.add_argument("file", metavar="FILE", nargs="?", help="file name under $CLAWD_HOME/downloads (as --path)")
     p.add_argument("--path", metavar="PATH", help="file name under $CLAWD_HOME/downloads")
     p = _command(sub, "waitfordownload", act.wait_for_download, "wait for the next download to finish", tab=True)
+    p.add_argument("file", metavar="FILE", nargs="?", help="save it under this name in $CLAWD_HOME/downloads")
     p.add_argument("--timeout-ms", type=int, metavar="MS", help="give up after MS")
 
 
@@ -331,8 +351,10 @@ def _storage_kind(parser: argparse.ArgumentParser) -> None:
 
 def _cookie_set(actions) -> None:
     p = _command(actions, "set", state.set_cookie, "set a cookie", tab=True)
-    p.add_argument("--name", required=True, help="cookie name")
-    p.add_argument("--value", required=True, help="cookie value")
+    p.add_argument("name_arg", metavar="NAME", nargs="?", help="cookie name (or --name)")
+    p.add_argument("value_arg", metavar="VALUE", nargs="?", help="cookie value (or --value)")
+    p.add_argument("--name", help="cookie name")
+    p.add_argument("--value", help="cookie value")
     p.add_argument("--url", help="URL the cookie belongs to (or give --domain)")
     p.add_argument("--domain", help="domain the cookie belongs to (or give --url)")
     p.add_argument("--path", help="cookie path (default: /)")
@@ -348,8 +370,11 @@ def _settings(sub) -> None:
     _, actions = _group(sub, "set", "emulate network, location, media, locale or device for a tab", tab=True)
     p = _command(actions, "offline", settings.offline, "cut the page off the network, or reconnect it", tab=True)
     p.add_argument("state", choices=("on", "off"), help="on: offline; off: back online")
-    p = _command(actions, "headers", settings.headers, "send extra HTTP headers with every request", tab=True)
-    p.add_argument("--headers-json", metavar="JSON", help='headers as a JSON object: {"X-Team": "qa"}')
+    p = _command(actions, "headers", settings.headers, "send extra HTTP headers with every request", tab=True,
+                 json_output=False)
+    p.add_argument("--headers-json", "--json", dest="headers_json", metavar="JSON",
+                   help='headers as a JSON object: {"X-Team": "qa"} (here --json takes the headers; '
+                        "clawd-browser --json set headers ... prints JSON)")
     p.add_argument("--clear", action="store_true", help="stop sending extra headers")
     p = _command(actions, "credentials", settings.credentials, "answer HTTP authentication challenges", tab=True)
     p.add_argument("username", metavar="USER", nargs="?", help="user name")
@@ -359,6 +384,8 @@ def _settings(sub) -> None:
     p.add_argument("--clear", action="store_true", help="forget the credentials")
     _geo(actions)
     p = _command(actions, "media", settings.media, "emulate CSS media features", tab=True)
+    p.add_argument("scheme", metavar="SCHEME", nargs="?", choices=("light", "dark", "no-preference", "none"),
+                   help="prefers-color-scheme, as --color-scheme")
     p.add_argument("--color-scheme", choices=("light", "dark", "no-preference", "none"), help="prefers-color-scheme (none: clear the override)")
     p.add_argument("--reduced-motion", choices=("reduce", "no-preference", "none"), help="prefers-reduced-motion (none: clear the override)")
     p = _command(actions, "timezone", settings.timezone, "emulate a time zone", tab=True)

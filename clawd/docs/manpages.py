@@ -189,7 +189,13 @@ def _route_fields(spec) -> str:
         return "read by the endpoint"
     if not spec:
         return "none"
-    return ", ".join(f"{bold(name)}{' (required)' if field.required else ''}" for name, field in spec.items())
+    return ", ".join(f"{bold(name)}{_field_note(field)}" for name, field in spec.items())
+
+
+def _field_note(field) -> str:
+    if field.alias_of:
+        return f" (alias of {bold(field.alias_of)})"
+    return " (required)" if field.required else ""
 
 
 def _route_item(route) -> list[str]:

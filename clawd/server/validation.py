@@ -86,8 +86,9 @@ def _bounded(number, field, minimum, maximum, error):
 
 @dataclass(frozen=True)
 class Field:
-    read: Callable[[Any, str], Any]
+    read: Callable[[Any, str], Any] | None
     required: bool = False
+    alias_of: str | None = None     # another name for that field (OpenClaw's, DESIGN.md §17)
 
 
 def req(read: Callable[[Any, str], Any]) -> Field:
@@ -96,6 +97,12 @@ def req(read: Callable[[Any, str], Any]) -> Field:
 
 def opt(read: Callable[[Any, str], Any]) -> Field:
     return Field(read)
+
+
+def alias(target: str) -> Field:
+    """A second name for `target`: read by target's reader (a bad value is the same 400, naming
+    the name that was sent); giving both names with different values is a 400 too."""
+    return Field(None, alias_of=target)
 
 
 COMMON = {"profile"}
@@ -109,9 +116,20 @@ def read_fields(data: dict, spec: dict[str, Field], where: str = "body") -> dict
         raise errors.InvalidRequest(f"unknown {where} field {unknown[0]!r}; allowed: {', '.join(sorted(spec)) or 'none'}")
     out = {}
     for name, field in spec.items():
-        if name not in data or data[name] is None:
+        if field.alias_of is not None:
+            continue
+        given = [(n, data[n]) for n in (name, *_aliases(spec, name)) if data.get(n) is not None]
+        if not given:
             if field.required:
                 raise errors.InvalidRequest(f"{where} field {name!r} is required")
             continue
-        out[name] = field.read(data[name], name)
+        values = [(n, field.read(v, n)) for n, v in given]
+        if any(v != values[0][1] for _, v in values[1:]):
+            raise errors.InvalidRequest(f"{where} fields {' and '.join(repr(n) for n, _ in values)} name the "
+                                        "same thing with different values; give one")
+        out[name] = values[0][1]
     return out
+
+
+def _aliases(spec: dict[str, Field], target: str) -> list[str]:
+    return [name for name, field in spec.items() if field.alias_of == target]

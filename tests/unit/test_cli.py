@@ -316,6 +316,20 @@ REQUESTS = [
     (["set", "device", "iPhone 13"], "POST", "/set/device", {"name": "iPhone 13"}),
     (["set", "viewport", "390", "844", "--scale", "3"], "POST", "/set/viewport",
      {"width": 390, "height": 844, "deviceScaleFactor": 3.0}),
+    # OpenClaw's spellings (DESIGN.md §17)
+    (["evaluate", "--fn", "() => 2", "--ref", "e3"], "POST", "/act", {"kind": "evaluate", "fn": "() => 2", "ref": "e3"}),
+    (["set", "media", "dark"], "POST", "/set/media", {"colorScheme": "dark"}),
+    (["cookies", "set", "sid", "abc", "--url", "https://x.test"], "POST", "/cookies/set",
+     {"cookie": {"name": "sid", "value": "abc", "url": "https://x.test"}}),
+    (["download", "e3", "report.pdf"], "POST", "/download", {"ref": "e3", "path": "report.pdf"}),
+    (["waitfordownload", "report.pdf"], "POST", "/wait/download", {"path": "report.pdf"}),
+    (["wait", "#main"], "POST", "/act", {"kind": "wait", "selector": "#main"}),
+    (["--profile", "work", "tabs"], "GET", "/tabs", None),
+    (["create-profile", "work", "--color", "#0066CC"], "POST", "/profiles/create", {"name": "work", "color": "#0066CC"}),
+    (["delete-profile", "work"], "DELETE", "/profiles/work", None),
+    (["delete-profile", "work", "--purge"], "DELETE", "/profiles/work", None),
+    (["reset-profile", "--purge"], "POST", "/reset-profile", {"purge": True}),
+    (["set", "headers", "--json", '{"X-Debug": "1"}'], "POST", "/set/headers", {"headers": {"X-Debug": "1"}}),
 ]
 
 
@@ -324,6 +338,30 @@ def test_command_sends_its_request(fake_service, argv, method, path, body):
     rc, _, err = run(*argv, service=fake_service)
     assert (rc, err) == (0, "")
     assert (fake_service.last.method, fake_service.last.path, fake_service.last.body) == (method, path, body)
+
+
+def test_openclaw_spellings_send_the_query_clawds_do(fake_service):
+    run("--profile", "work", "delete-profile", "old", "--purge", service=fake_service)
+    assert fake_service.last.query == {"profile": "work", "purge": "true"}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["evaluate"], "evaluate needs the function"),
+    (["evaluate", "() => 1", "--fn", "() => 2"], "FN is given twice"),
+    (["download", "e3", "a.pdf", "--path", "b.pdf"], "FILE is given twice"),
+    (["cookies", "set", "sid", "--url", "https://x.test"], "cookies set needs NAME and VALUE"),
+    (["set", "media", "dark", "--color-scheme", "light"], "SCHEME is given twice"),
+    (["wait", "#a", "--selector", "#b"], "CSS is given twice"),
+])
+def test_a_value_given_twice_or_not_at_all_is_a_usage_error(fake_service, argv, message):
+    status, _, err = run(*argv, service=fake_service)
+    assert status == 2 and message in err
+
+
+def test_set_headers_json_takes_the_headers_and_the_global_json_still_prints_json(fake_service):
+    fake_service.answer("POST", "/set/headers", {"ok": True, "settings": {"headers": {"X-Debug": "1"}}})
+    status, out, _ = run("--json", "set", "headers", "--json", '{"X-Debug": "1"}', service=fake_service)
+    assert status == 0 and json.loads(out)["settings"] == {"headers": {"X-Debug": "1"}}
 
 
 GETS = [

@@ -18,6 +18,14 @@ class UsageError(Exception):
     """The arguments parse but do not make sense together (exit status 2, like argparse)."""
 
 
+def either(positional, flag, name: str, flag_name: str):
+    """A value written as a word or as its flag (OpenClaw's spelling and clawd's); both with
+    different values is a usage error."""
+    if positional is not None and flag is not None and positional != flag:
+        raise UsageError(f"{name} is given twice ({positional!r} and {flag_name} {flag!r}); give one")
+    return positional if positional is not None else flag
+
+
 @dataclass
 class Invocation:
     """One run of the CLI: the parsed arguments, where to print, and the client and config on demand."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from clawd.cli import output
-from clawd.cli.commands import Invocation, UsageError
+from clawd.cli.commands import Invocation, UsageError, either
 
 
 def _act(inv: Invocation, result: dict) -> None:
@@ -82,7 +82,8 @@ def _pair(text: str) -> dict:
 
 def wait(inv: Invocation) -> None:
     a = inv.args
-    conds = dict(time_ms=a.time_ms, text=a.text, text_gone=a.text_gone, selector=a.selector, url=a.url,
+    selector = either(a.selector_arg, a.selector, "CSS", "--selector")
+    conds = dict(time_ms=a.time_ms, text=a.text, text_gone=a.text_gone, selector=selector, url=a.url,
                  load_state=a.load_state, fn=a.fn, timeout_ms=a.timeout_ms)
     if all(v is None for k, v in conds.items() if k != "timeout_ms"):
         raise UsageError("wait needs at least one condition (--time-ms, --text, --text-gone, --selector, "
@@ -91,7 +92,10 @@ def wait(inv: Invocation) -> None:
 
 
 def evaluate(inv: Invocation) -> None:
-    result = inv.client.evaluate(inv.args.fn, ref=inv.args.ref, target_id=inv.target())
+    fn = either(inv.args.fn, inv.args.fn_flag, "FN", "--fn")
+    if fn is None:
+        raise UsageError("evaluate needs the function: FN or --fn FN")
+    result = inv.client.evaluate(fn, ref=inv.args.ref, target_id=inv.target())
     output.emit(inv, result, output.render_evaluate)
 
 
@@ -117,10 +121,11 @@ def upload(inv: Invocation) -> None:
 
 
 def download(inv: Invocation) -> None:
-    result = inv.client.download(inv.args.ref, path=inv.args.path, target_id=inv.target())
+    path = either(inv.args.file, inv.args.path, "FILE", "--path")
+    result = inv.client.download(inv.args.ref, path=path, target_id=inv.target())
     output.emit(inv, result, output.render_media)
 
 
 def wait_for_download(inv: Invocation) -> None:
-    result = inv.client.wait_download(timeout_ms=inv.args.timeout_ms, target_id=inv.target())
+    result = inv.client.wait_download(timeout_ms=inv.args.timeout_ms, path=inv.args.file, target_id=inv.target())
     output.emit(inv, result, output.render_media)

@@ -23,13 +23,14 @@ def profiles(inv: Invocation) -> None:
 
 def create_profile(inv: Invocation) -> None:
     a = inv.args
-    result = inv.client.create_profile(a.name, color=a.color, cdp_url=a.cdp_url, driver=a.driver)
+    result = inv.client.create_profile(a.name, color=a.color, cdp_url=a.cdp_url, driver=a.driver,
+                                       user_data_dir=a.user_data_dir)
     output.emit(inv, result, output.render_fields)
 
 
 def delete_profile(inv: Invocation) -> None:
-    output.emit(inv, inv.client.delete_profile(inv.args.name), output.render_fields)
+    output.emit(inv, inv.client.delete_profile(inv.args.name, purge=inv.args.purge or None), output.render_fields)
 
 
 def reset_profile(inv: Invocation) -> None:
-    output.emit(inv, inv.client.reset_profile(), output.render_fields)
+    output.emit(inv, inv.client.reset_profile(purge=inv.args.purge or None), output.render_fields)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from clawd.cli import output
-from clawd.cli.commands import Invocation, UsageError
+from clawd.cli.commands import Invocation, UsageError, either
 from clawd.cli.credentials import secret_from_file
 
 
@@ -20,7 +20,7 @@ def offline(inv: Invocation) -> None:
 def headers(inv: Invocation) -> None:
     a = inv.args
     if a.clear == bool(a.headers_json):
-        raise UsageError("set headers takes --headers-json JSON or --clear")
+        raise UsageError("set headers takes --json JSON (--headers-json) or --clear")
     if a.clear:
         _done(inv, inv.client.set_headers(clear=True, target_id=inv.target()))
         return
@@ -64,9 +64,10 @@ def geolocation(inv: Invocation) -> None:
 
 def media(inv: Invocation) -> None:
     a = inv.args
-    if a.color_scheme is None and a.reduced_motion is None:
-        raise UsageError("set media needs --color-scheme and/or --reduced-motion")
-    _done(inv, inv.client.set_media(color_scheme=a.color_scheme, reduced_motion=a.reduced_motion,
+    scheme = either(a.scheme, a.color_scheme, "SCHEME", "--color-scheme")
+    if scheme is None and a.reduced_motion is None:
+        raise UsageError("set media needs SCHEME (--color-scheme) and/or --reduced-motion")
+    _done(inv, inv.client.set_media(color_scheme=scheme, reduced_motion=a.reduced_motion,
                                     target_id=inv.target()))
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from clawd.cli import output
-from clawd.cli.commands import Invocation, UsageError
+from clawd.cli.commands import Invocation, UsageError, either
 
 
 def cookies(inv: Invocation) -> None:
@@ -11,9 +11,12 @@ def cookies(inv: Invocation) -> None:
 
 def set_cookie(inv: Invocation) -> None:
     a = inv.args
+    name, value = either(a.name_arg, a.name, "NAME", "--name"), either(a.value_arg, a.value, "VALUE", "--value")
+    if name is None or value is None:
+        raise UsageError("cookies set needs NAME and VALUE (or --name and --value)")
     if not (a.url or a.domain):
         raise UsageError("cookies set needs --url or --domain")
-    cookie = {"name": a.name, "value": a.value, "url": a.url, "domain": a.domain, "path": a.path,
+    cookie = {"name": name, "value": value, "url": a.url, "domain": a.domain, "path": a.path,
               "secure": a.secure or None, "httpOnly": a.http_only or None, "sameSite": a.same_site,
               "expires": a.expires}
     cookie = {k: v for k, v in cookie.items() if v is not None}

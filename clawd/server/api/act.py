@@ -124,6 +124,8 @@ def _deadline_download(req: Request) -> float:
 def wait_download(req: Request) -> dict:
     browser = req.browser()
     item = downloads.wait_next(browser, _deadline_download(req))
+    if req.args.get("path"):
+        item = downloads.rename(browser, item, req.args["path"])
     return {"ok": True, "download": item, "path": item["path"]}
 
 
