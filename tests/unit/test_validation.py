@@ -8,7 +8,7 @@ import json
 import pytest
 
 from clawd import errors
-from clawd.server.validation import (as_bool, as_int, as_list, as_number, as_object, as_str, opt, read_fields,
+from clawd.server.validation import (alias, as_bool, as_int, as_list, as_number, as_object, as_str, opt, read_fields,
                                      req)
 
 
@@ -134,3 +134,27 @@ def test_a_bad_value_is_refused_by_its_reader_naming_the_field():
 def test_where_names_the_query_and_no_fields_says_none():
     with pytest.raises(errors.InvalidRequest, match="unknown query field 'x'; allowed: none"):
         read_fields({"x": "1"}, {}, where="query")
+
+
+# -- aliases (OpenClaw's names, DESIGN.md §17) ------------------------------------------------------------
+ALIASED = {"timezone": opt(as_str), "timezoneId": alias("timezone"),
+           "timeoutMs": opt(lambda v, f: as_int(v, f, minimum=0)), "delay": alias("timeoutMs")}
+
+
+def test_an_alias_is_read_into_the_clawd_name():
+    assert read_fields({"timezoneId": "Asia/Tokyo"}, ALIASED) == {"timezone": "Asia/Tokyo"}
+    assert read_fields({"delay": "25"}, ALIASED) == {"timeoutMs": 25}
+
+
+def test_an_alias_with_a_wrong_value_is_the_same_400_naming_the_alias():
+    with pytest.raises(errors.InvalidRequest, match="timezoneId must be a non-empty string"):
+        read_fields({"timezoneId": 5}, ALIASED)
+    with pytest.raises(errors.InvalidRequest, match="delay must be at least 0"):
+        read_fields({"delay": -1}, ALIASED)
+
+
+def test_an_alias_and_its_clawd_name_must_agree():
+    assert read_fields({"timezone": "UTC", "timezoneId": "UTC"}, ALIASED) == {"timezone": "UTC"}
+    assert read_fields({"timeoutMs": 5, "delay": "5"}, ALIASED) == {"timeoutMs": 5}    # equal once read
+    with pytest.raises(errors.InvalidRequest, match="'timezone' and 'timezoneId' name the same thing"):
+        read_fields({"timezone": "UTC", "timezoneId": "Asia/Tokyo"}, ALIASED)
