@@ -15,6 +15,12 @@ log = logging.getLogger("clawd.browser")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 PORT_SPAN = 100   # managed profiles get ports start .. start+99 (18800-18899)
 DRIVERS = ("managed", "existing-session", "remote")
+# There unless the config names a profile so: the user's own running browser, found where the OS
+# keeps its user data (browser/user_chrome.py).
+# Grey, outside the palette: it takes no color from the profiles clawd creates.
+BUILTIN = {"user": ProfileConfig("user", driver="existing-session", color="#808080")}
+# OpenClaw's name for its default managed profile (DESIGN.md §17): an alias of ours.
+DEFAULT_ALIAS = "openclaw"
 
 
 class ProfileRegistry:
@@ -45,17 +51,38 @@ class ProfileRegistry:
         """The profile with its port and color filled in. Raises ProfileNotFound."""
         name = name or self.default_name
         with self._lock:
-            raw = self._configured.get(name) or self._created.get(name)
+            raw = self._configured.get(name) or self._created.get(name) or BUILTIN.get(name)
+            if raw is None and name == DEFAULT_ALIAS:
+                raw = self._default_managed()
             if raw is None:
                 raise errors.ProfileNotFound(f"no profile named {name!r}; known: {', '.join(self._names())}")
             return self._complete(raw)
 
+    def _default_managed(self) -> ProfileConfig | None:
+        """The default profile when clawd launches it, else the first profile it launches."""
+        profiles = [*self._configured.values(), *self._created.values()]
+        default = self._configured.get(self.default_name) or self._created.get(self.default_name)
+        managed = [p for p in ([default] if default else []) + profiles if p.kind == "managed"]
+        return managed[0] if managed else None
+
+    def alias_of(self, name: str) -> str | None:
+        """The alias a profile answers to besides its name (`openclaw`), if any."""
+        with self._lock:
+            taken = DEFAULT_ALIAS in self._configured or DEFAULT_ALIAS in self._created
+            target = None if taken else self._default_managed()
+        return DEFAULT_ALIAS if target is not None and target.name == name else None
+
     def _names(self) -> list[str]:
-        """Configured profiles, then those created at run time; the caller holds the lock."""
-        return list(self._configured) + [n for n in self._created if n not in self._configured]
+        """Configured profiles, those created at run time, then the built-in ones; the caller
+        holds the lock."""
+        names = list(self._configured) + [n for n in self._created if n not in self._configured]
+        return names + [n for n in BUILTIN if n not in names]
 
     def is_configured(self, name: str) -> bool:
         return name in self._configured
+
+    def is_builtin(self, name: str) -> bool:
+        return name in BUILTIN and name not in self._configured and name not in self._created
 
     def create(self, name: str, *, color: str | None = None, cdp_url: str | None = None,
                driver: str | None = None, user_data_dir: str | None = None) -> ProfileConfig:
@@ -65,10 +92,8 @@ class ProfileRegistry:
             raise errors.InvalidRequest(f"color {color!r} must look like #RRGGBB")
         if driver is not None and driver not in DRIVERS:
             raise errors.InvalidRequest(f"driver must be one of {', '.join(DRIVERS)}")
-        if driver == "existing-session" and not user_data_dir:
-            raise errors.InvalidRequest("an existing-session profile needs userDataDir")
         with self._lock:
-            if name in self._configured or name in self._created:
+            if name in self._configured or name in self._created or name in BUILTIN:
                 raise errors.ProfileExists(f"profile {name!r} already exists")
             profile = ProfileConfig(name, driver=driver or ("remote" if cdp_url else "managed"),
                                     cdp_url=cdp_url, color=color, user_data_dir=user_data_dir)
@@ -84,6 +109,8 @@ class ProfileRegistry:
             if name in self._configured:
                 raise errors.Conflict(f"profile {name!r} comes from the config file; remove it there")
             profile = self._created.pop(name, None)
+            if profile is None and name in BUILTIN:
+                raise errors.Conflict(f"profile {name!r} is built in (your own browser); it cannot be deleted")
             if profile is None:
                 raise errors.ProfileNotFound(f"no profile named {name!r}")
             self._assigned.pop(name, None)

@@ -10,7 +10,7 @@ import time
 from typing import Callable, Iterable
 
 from clawd import errors
-from clawd.browser import decorate, launcher
+from clawd.browser import decorate, launcher, user_chrome
 from clawd.browser.browser import Browser, TabHook
 from clawd.browser.executables import find_executable
 from clawd.browser.sweeper import TabSweeper
@@ -44,6 +44,7 @@ class BrowserRuntime:
         self.ws_url: str | None = None
         self.started_at: float | None = None
         self.sweeper: TabSweeper | None = None
+        self._found_user_data: pathlib.Path | None = None
         self._failures = 0            # consecutive failed starts: automatic relaunches back off
         self._retry_at = 0.0
 
@@ -65,6 +66,8 @@ class BrowserRuntime:
     @property
     def user_data_dir(self) -> pathlib.Path | None:
         if self.profile.kind == "existing-session":
+            if self.profile.user_data_dir is None:   # found when connecting (browser/user_chrome.py)
+                return self._found_user_data
             return pathlib.Path(self.profile.user_data_dir).expanduser()
         if self.managed:
             return self.layout.user_data_dir(self.profile.name)
@@ -153,6 +156,8 @@ class BrowserRuntime:
                 self.profile.cdp_url, timeout=timeout,
                 allow_other_host=self.config.ssrf_policy.dangerously_allow_private_network)
         if kind == "existing-session":
+            if self.profile.user_data_dir is None:
+                self._found_user_data = user_chrome.find()
             return _devtools_active_port(self.user_data_dir)
         try:
             return discovery.discover(f"http://127.0.0.1:{self.profile.cdp_port}", timeout=timeout)
@@ -239,8 +244,8 @@ def _devtools_active_port(user_data_dir: pathlib.Path) -> str:
         int(port)
     except (OSError, ValueError):
         raise errors.BrowserNotRunning(
-            f"no running Chrome with remote debugging found for {user_data_dir} "
-            f"(no readable DevToolsActivePort); start it with --remote-debugging-port=0") from None
+            f"no running browser with remote debugging found for {user_data_dir} (no readable "
+            f"DevToolsActivePort); {user_chrome.SWITCH_ON}") from None
     return f"ws://127.0.0.1:{port.strip()}{ws_path.strip()}"
 
 

@@ -239,8 +239,6 @@ def _profile_driver_problems(profiles: dict) -> Iterator[Problem]:
         if driver == "existing-session" and entry.get("cdpUrl"):
             yield here, ("cdpUrl and driver existing-session exclude each other: an existing session "
                          "is found through the DevToolsActivePort file in userDataDir")
-        if driver == "existing-session" and not entry.get("userDataDir"):
-            yield here + ("userDataDir",), "required when driver is existing-session"
         if driver == "remote" and not entry.get("cdpUrl"):
             yield here + ("cdpUrl",), "required when driver is remote"
 

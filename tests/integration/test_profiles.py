@@ -224,3 +224,43 @@ def test_deleting_a_profile_keeps_its_data_in_the_trash(clawd_home, site):
         assert kept.name.startswith("work-") and (kept / "user-data" / "Default").is_dir()
     finally:
         running.close()
+
+
+def test_the_built_in_user_profile_attaches_to_the_users_own_running_browser(client, site, tmp_path, monkeypatch):
+    config_home = tmp_path / "config"
+    config_home.mkdir()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config_home))
+    with pytest.raises(errors.BrowserNotRunning) as caught:       # nothing there yet
+        client.start(profile="user")
+    assert "userDataDir" in caught.value.message
+    (config_home / "chromium").mkdir()                            # a Chromium without remote debugging
+    with pytest.raises(errors.BrowserNotRunning) as caught:
+        client.start(profile="user")
+    assert "chrome://inspect/#remote-debugging" in caught.value.message
+    (config_home / "chromium").rmdir()
+    # one with it on, where Linux keeps it (linked first: Chromium writes to $XDG_CONFIG_HOME/chromium)
+    (config_home / "chromium").symlink_to(tmp_path / "bare-chromium")
+    bare = BareChromium(tmp_path, port=0)
+    try:
+        listed = {p["name"]: p for p in client.profiles()["profiles"]}
+        assert listed["user"]["builtin"] is True and listed["user"]["driver"] == "existing-session"
+        client.start(profile="user")        # an explicit start: the failed ones above back off automatic ones
+        opened = client.open(site.url("/index.html"), profile="user")
+        assert opened["title"] == "clawd test site"
+        assert client.status(profile="user")["userDataDir"] == str(config_home / "chromium")
+        client.stop(profile="user")
+        assert bare.proc.poll() is None                           # never closed: it is the user's
+    finally:
+        client.stop(profile="user")
+        bare.close()
+
+
+def test_openclaw_names_the_default_managed_profile(client, site):
+    assert client.status(profile="openclaw")["profile"] == "clawd"
+    opened = client.open(site.url("/index.html"), profile="openclaw")
+    try:
+        assert opened["tabId"] in {t["tabId"] for t in client.tabs()["tabs"]}       # the same browser
+        listed = {p["name"]: p for p in client.profiles()["profiles"]}
+        assert listed["clawd"]["aliases"] == ["openclaw"] and "openclaw" not in listed
+    finally:
+        client.close_tab(opened["tabId"])

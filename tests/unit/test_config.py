@@ -370,9 +370,8 @@ def test_cdp_url_with_existing_session_is_an_error():
     assert problems[0].startswith("$.browser.profiles.user: cdpUrl and driver existing-session")
 
 
-def test_existing_session_needs_user_data_dir():
-    problems = validate({"browser": {"profiles": {"clawd": {}, "user": {"driver": "existing-session"}}}})
-    assert problems == ["$.browser.profiles.user.userDataDir: required when driver is existing-session"]
+def test_existing_session_without_user_data_dir_is_valid_its_browser_is_found_at_run_time():
+    assert validate({"browser": {"profiles": {"clawd": {}, "mine": {"driver": "existing-session"}}}}) == []
 
 
 def test_remote_driver_needs_cdp_url():

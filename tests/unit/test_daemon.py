@@ -87,7 +87,7 @@ def test_reload_applies_added_removed_and_changed_profiles(tmp_path):
     d.build()
     try:
         assert d.reload() is True
-        assert d.service.profiles.names() == ["clawd", "work"]
+        assert d.service.profiles.names() == ["clawd", "work", "user"]
         assert d.service.profiles.get("clawd").cdp_port == 18805
         assert d.service.config.browser.profiles["work"] == ProfileConfig("work", cdp_port=18803)
     finally:

@@ -23,7 +23,7 @@ def test_the_default_profile_is_there_with_its_port_and_color(tmp_path):
     reg = registry(tmp_path)
     profile = reg.get(None)
     assert (profile.name, profile.cdp_port, profile.color, profile.kind) == ("clawd", 18800, "#FF4500", "managed")
-    assert reg.names() == ["clawd"]
+    assert reg.names() == ["clawd", "user"]
 
 
 def test_new_profiles_take_the_next_free_port_and_the_next_palette_color(tmp_path):
@@ -117,12 +117,12 @@ def test_invalid_names_are_refused(tmp_path, name):
     reg = registry(tmp_path)
     with pytest.raises(errors.InvalidRequest):
         reg.create(name)
-    assert reg.names() == ["clawd"]
+    assert reg.names() == ["clawd", "user"]
     assert not (tmp_path / "profiles.json").exists()
 
 
 @pytest.mark.parametrize("kwargs", [{"color": "red"}, {"color": "#FFF"}, {"color": "#GG0000"},
-                                    {"driver": "extension"}, {"driver": "existing-session"}])
+                                    {"driver": "extension"}])
 def test_bad_create_options_are_invalid_requests(tmp_path, kwargs):
     with pytest.raises(errors.InvalidRequest):
         registry(tmp_path).create("p", **kwargs)
@@ -151,7 +151,7 @@ def test_a_configured_profile_cannot_be_deleted(tmp_path):
     reg = registry(tmp_path)
     with pytest.raises(errors.Conflict):
         reg.delete("clawd")
-    assert reg.names() == ["clawd"]
+    assert reg.names() == ["clawd", "user"]
 
 
 def test_is_configured_tells_config_profiles_from_created_ones(tmp_path):
@@ -166,7 +166,7 @@ def test_created_profiles_survive_a_restart_with_the_same_port_and_color(tmp_pat
     work = reg.create("work")
     pool = reg.create("pool", cdp_url="wss://pool.example?token=t")
     again = registry(tmp_path)
-    assert again.names() == ["clawd", "work", "pool"]
+    assert again.names() == ["clawd", "work", "pool", "user"]
     assert again.get("work") == work
     assert again.get("pool") == pool
     assert saved(tmp_path)["work"] == {"driver": "managed", "cdpPort": 18801, "color": PALETTE[1]}
@@ -180,7 +180,7 @@ def test_delete_removes_the_profile_from_the_file(tmp_path):
     removed = reg.delete("work")
     assert removed.name == "work"
     assert list(saved(tmp_path)) == ["play"]
-    assert registry(tmp_path).names() == ["clawd", "play"]
+    assert registry(tmp_path).names() == ["clawd", "play", "user"]
 
 
 def test_no_temporary_file_is_left_behind(tmp_path):
@@ -192,26 +192,26 @@ def test_no_temporary_file_is_left_behind(tmp_path):
                                      '{"profiles": []}'])
 def test_an_unreadable_profiles_file_is_ignored(tmp_path, content):
     (tmp_path / "profiles.json").write_text(content)
-    assert registry(tmp_path).names() == ["clawd"]
+    assert registry(tmp_path).names() == ["clawd", "user"]
 
 
 def test_a_profiles_file_of_the_wrong_shape_is_ignored(tmp_path):
     (tmp_path / "profiles.json").write_text("[]")
-    assert registry(tmp_path).names() == ["clawd"]
+    assert registry(tmp_path).names() == ["clawd", "user"]
 
 
 def test_bad_entries_in_the_profiles_file_are_skipped(tmp_path):
     (tmp_path / "profiles.json").write_text(json.dumps({"profiles": {
         "Bad Name": {"driver": "managed"}, "not-a-dict": 5, "good": {"cdpPort": 18850}}}))
     reg = registry(tmp_path)
-    assert reg.names() == ["clawd", "good"]
+    assert reg.names() == ["clawd", "good", "user"]
     assert reg.get("good").cdp_port == 18850
 
 
 def test_a_config_profile_shadows_a_created_one_of_the_same_name(tmp_path):
     (tmp_path / "profiles.json").write_text(json.dumps({"profiles": {"clawd": {"cdpPort": 18850}}}))
     reg = registry(tmp_path)
-    assert reg.names() == ["clawd"]
+    assert reg.names() == ["clawd", "user"]
     assert reg.get("clawd").cdp_port == 18800
 
 
@@ -219,5 +219,43 @@ def test_replace_configured_takes_the_new_config_profiles(tmp_path):
     reg = registry(tmp_path)
     reg.replace_configured({"clawd": ProfileConfig("clawd", cdp_port=18800),
                             "extra": ProfileConfig("extra", cdp_port=18810)})
-    assert reg.names() == ["clawd", "extra"]
+    assert reg.names() == ["clawd", "extra", "user"]
     assert reg.get("extra").cdp_port == 18810
+
+
+# -- built-in and alias names (DESIGN.md §17) ------------------------------------------------------------
+def test_user_is_a_built_in_existing_session_profile_that_takes_no_palette_color(tmp_path):
+    reg = registry(tmp_path)
+    user = reg.get("user")
+    assert (user.kind, user.user_data_dir, user.cdp_port) == ("existing-session", None, None)
+    assert reg.is_builtin("user") and not reg.is_configured("user")
+    assert reg.create("work").color == PALETTE[1]            # the palette is not spent on it
+    with pytest.raises(errors.ProfileExists):
+        reg.create("user")
+    with pytest.raises(errors.Conflict, match="built in"):
+        reg.delete("user")
+
+
+def test_a_configured_user_profile_replaces_the_built_in_one(tmp_path):
+    mine = ProfileConfig("user", driver="existing-session", user_data_dir="/srv/chrome")
+    reg = registry(tmp_path, profiles={"clawd": ProfileConfig("clawd"), "user": mine})
+    assert reg.get("user").user_data_dir == "/srv/chrome" and not reg.is_builtin("user")
+    assert reg.names() == ["clawd", "user"]
+
+
+def test_openclaw_is_an_alias_of_the_default_managed_profile(tmp_path):
+    reg = registry(tmp_path)
+    assert reg.get("openclaw").name == "clawd" and reg.alias_of("clawd") == "openclaw"
+    assert "openclaw" not in reg.names() and reg.alias_of("user") is None
+
+
+def test_openclaw_names_the_first_managed_profile_when_the_default_is_remote(tmp_path):
+    profiles = {"far": ProfileConfig("far", cdp_url="http://10.0.0.5:9222"), "work": ProfileConfig("work")}
+    reg = registry(tmp_path, profiles=profiles, default_profile="far")
+    assert reg.get("openclaw").name == "work"
+
+
+def test_a_profile_really_named_openclaw_wins_over_the_alias(tmp_path):
+    reg = registry(tmp_path)
+    reg.create("openclaw")
+    assert reg.get("openclaw").name == "openclaw" and reg.alias_of("clawd") is None

@@ -57,8 +57,14 @@ def list_profiles(req: Request) -> dict:
                       "cdpUrl": runtime.status()["cdpUrl"], "color": profile.color,
                       "running": runtime.running(), "tabCount": runtime.status()["tabCount"],
                       "isDefault": name == service.profiles.default_name,
-                      "fromConfig": service.profiles.is_configured(name)})
+                      "fromConfig": service.profiles.is_configured(name),
+                      "builtin": service.profiles.is_builtin(name),
+                      **_aliases(service.profiles.alias_of(name))})
     return {"ok": True, "profiles": items}
+
+
+def _aliases(alias: str | None) -> dict:
+    return {"aliases": [alias]} if alias else {}
 
 
 def create_profile(req: Request) -> dict:
