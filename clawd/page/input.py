@@ -1,7 +1,8 @@
 """Real input on a page: an element's clickable point (checked for detached, disabled, hidden,
-zero-size, scrolled into view, its center from DOM.getContentQuads, hit-tested for anything
-covering it), and mouse and keyboard events over Input.dispatchMouseEvent/dispatchKeyEvent/
-insertText. Every page call goes through dialogs.guarded_call with the action's deadline."""
+zero-size, scrolled into view of its frame and of the tab, its center from DOM.getContentQuads
+in the tab's viewport, hit-tested for anything covering it), and mouse and keyboard events over
+Input.dispatchMouseEvent/dispatchKeyEvent/insertText. Every page call goes through
+dialogs.guarded_call with the action's deadline."""
 from __future__ import annotations
 
 import time
@@ -31,7 +32,8 @@ _PREPARE = """function(scroll) {
   if (scroll && (r.top < 0 || r.left < 0 || r.bottom > h || r.right > w)) {
     el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
   }
-  return {state: 'ok', width: w, height: h};
+  // in an iframe, inside its own window is not yet in the tab's view: see prepare()
+  return {state: 'ok', width: w, height: h, framed: window !== window.top};
 }"""
 
 _CONTAINS = """function(other) {
@@ -119,30 +121,90 @@ def prepare(element: Element, deadline: float, *, scroll: bool = True) -> dict:
         raise errors.ActElementHidden(f"{what} is not visible")
     if state == "zero-size":
         raise errors.ActElementHidden(f"{what} has no size (zero width or height)", reason="zero-size")
+    if scroll and answer.get("framed"):
+        _scroll_frames_into_view(element, deadline)
     return answer
+
+
+def _scroll_frames_into_view(element: Element, deadline: float) -> None:
+    """An element in view of its own iframe can still be off the tab's viewport: the iframe below
+    the fold, or scrolled away inside a box of its parent. Chrome scrolls every ancestor, across
+    processes, and only those that need it (a no-op when the element is already in view)."""
+    try:
+        guarded_call(element.tab, element.session, "DOM.scrollIntoViewIfNeeded",
+                     {"objectId": element.object_id}, deadline)
+    except errors.CdpError:
+        raise errors.ActElementHidden(f"{element.describe()} has no box on the page") from None
 
 
 def clickable_point(element: Element, deadline: float, *, check_covered: bool = True) -> tuple[float, float]:
     """The element's visible center in the tab's viewport, after prepare(); covered -> 409."""
     viewport = prepare(element, deadline)
+    if element.session is not element.tab.session:
+        _await_frames(element.tab, deadline)
     try:
         quads = guarded_call(element.tab, element.session, "DOM.getContentQuads",
                              {"objectId": element.object_id}, deadline).get("quads") or []
     except errors.CdpError:
         raise errors.ActElementHidden(f"{element.describe()} has no box on the page") from None
-    x, y = _center(quads, viewport)
-    if check_covered:
-        _check_hit(element, x, y, deadline)
+    # quads are in the viewport of the element's process's top frame: the tab's own for the page
+    # and same-process iframes, the iframe's for an out-of-process one (offset into the tab's)
     ox, oy = frame_offset(element.tab, element.session, deadline)
-    return x + ox, y + oy
+    area = _visible_area(element, viewport, ox, oy, deadline)
+    x, y = _center([_shifted(quad, ox, oy) for quad in quads], area)
+    if check_covered:
+        _check_hit(element, x - ox, y - oy, deadline)
+    return x, y
 
 
-def _center(quads: list, viewport: dict) -> tuple[float, float]:
-    width, height = viewport.get("width") or 1e9, viewport.get("height") or 1e9
+# Three animation frames of the page: two were enough in every trial, under load; one was not.
+_FRAMES = """new Promise(done => {
+  let left = 3;
+  const timer = setTimeout(done, 250);   // a page that draws no frames (hidden) is not waited for
+  const next = () => { if (--left <= 0) { clearTimeout(timer); done(); } else requestAnimationFrame(next); };
+  requestAnimationFrame(next);
+})"""
+
+
+def _await_frames(tab: Tab, deadline: float) -> None:
+    """Chrome routes a mouse event into an out-of-process iframe by where the last frame it drew
+    shows that iframe: after a scroll, an event sent at once goes to the old place (a hover is
+    lost). Let the page draw its new position first."""
+    guarded_call(tab, tab.session, "Runtime.evaluate",
+                 {"expression": _FRAMES, "awaitPromise": True, "returnByValue": True}, deadline)
+
+
+def _shifted(quad: list, dx: float, dy: float) -> list:
+    return [v + (dy if i % 2 else dx) for i, v in enumerate(quad)]
+
+
+def _visible_area(element: Element, viewport: dict, ox: float, oy: float,
+                  deadline: float) -> tuple[float, float, float, float]:
+    """(left, top, right, bottom) of the tab's viewport a point on the element can be in."""
+    if not viewport.get("framed"):   # the element's own window is the tab's viewport
+        return 0.0, 0.0, viewport.get("width") or 1e9, viewport.get("height") or 1e9
+    tab = element.tab
+    right, bottom = _layout_size(tab, tab.session, deadline)
+    if element.session is tab.session:
+        return 0.0, 0.0, right, bottom
+    width, height = _layout_size(tab, element.session, deadline)   # the out-of-process frame's
+    return max(ox, 0.0), max(oy, 0.0), min(ox + width, right), min(oy + height, bottom)
+
+
+def _layout_size(tab: Tab, session: Session, deadline: float) -> tuple[float, float]:
+    """Width and height of the viewport of `session`'s top frame (scrollbars excluded)."""
+    metrics = guarded_call(tab, session, "Page.getLayoutMetrics", {}, deadline)
+    layout = metrics.get("cssLayoutViewport") or metrics.get("layoutViewport") or {}
+    return layout.get("clientWidth") or 1e9, layout.get("clientHeight") or 1e9
+
+
+def _center(quads: list, area: tuple[float, float, float, float]) -> tuple[float, float]:
+    """The center of the first quad's part inside `area` (left, top, right, bottom)."""
+    area_left, area_top, area_right, area_bottom = area
     for quad in quads:
         xs, ys = quad[0::2], quad[1::2]
-        left, right = max(min(xs), 0), min(max(xs), width)
-        top, bottom = max(min(ys), 0), min(max(ys), height)
+        left, right = max(min(xs), area_left), min(max(xs), area_right)
+        top, bottom = max(min(ys), area_top), min(max(ys), area_bottom)
         if right - left >= 1 and bottom - top >= 1:
             return (left + right) / 2, (top + bottom) / 2
     raise errors.ActElementHidden("the element is outside the viewport even after scrolling")
