@@ -222,7 +222,14 @@ def _semantic_problems(data: Any) -> Iterator[Problem]:
         yield from _cdp_port_clashes(profiles, server.get("port", _defaults()["server"]["port"]))
         yield from _default_profile_problems(browser, profiles)
     yield from _vision_problems(_section(browser, "vision"))
+    yield from _node_problems(_section(data, "nodes"))
     yield from _alias_conflicts(data)
+
+
+def _node_problems(nodes: dict) -> Iterator[Problem]:
+    for name, entry in nodes.items():
+        if isinstance(entry, dict) and not entry.get("url"):
+            yield ("nodes", name, "url"), "required: the node's control URL, such as http://10.0.0.5:18791"
 
 
 def _section(data: dict, key: str) -> dict:

@@ -110,10 +110,20 @@ class CliConfig:
 
 
 @dataclass(frozen=True)
+class NodeConfig:
+    """Another clawd service an agent sends browser calls to (the agent tool's target: node)."""
+    name: str
+    url: str = ""
+    token: str | None = None
+    password: str | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
     browser: BrowserConfig = field(default_factory=BrowserConfig)
     cli: CliConfig = field(default_factory=CliConfig)
+    nodes: Mapping[str, NodeConfig] = field(default_factory=dict)
     home: pathlib.Path = field(default_factory=lambda: state_home())
     source: str | None = None            # the file it was read from, None for built-in defaults
 

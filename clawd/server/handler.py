@@ -101,13 +101,15 @@ class Handler(BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         request = None
         try:
-            raw = self._read_body()
+            route, params, unmatched = self._route(method, url.path)   # its body limit, before reading
+            raw = self._read_body(route.raw_limit if route and route.raw_limit else MAX_BODY)
             service.request_guard.check(method, self.headers)
             service.auth.check(self.headers)
-            route, params = self.server.router.match(method, url.path)
+            if unmatched is not None:       # after auth: no route names leak to a stranger
+                raise unmatched
             query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
-            body = _parse_json(raw)
-            request = Request(service, method, url.path, query, self.headers, body, params)
+            body, raw = ({}, raw) if route.raw_limit else (_parse_json(raw), b"")
+            request = Request(service, method, url.path, query, self.headers, body, params, raw)
             request.read(route.body, body, "body")
             request.read(route.query, query, "query")
             result = route.endpoint(request)
@@ -129,7 +131,13 @@ class Handler(BaseHTTPRequestHandler):
                         (time.perf_counter() - started) * 1000,
                         request.profile_used if request else "-", request.tab_used if request else "-")
 
-    def _read_body(self) -> bytes:
+    def _route(self, method: str, path: str):
+        try:
+            return (*self.server.router.match(method, path), None)
+        except errors.ClawdError as exc:
+            return None, {}, exc
+
+    def _read_body(self, limit: int) -> bytes:
         length_header = self.headers.get("Content-Length")
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             self.close_connection = True
@@ -144,9 +152,9 @@ class Handler(BaseHTTPRequestHandler):
         if length < 0:
             self.close_connection = True
             raise errors.InvalidRequest("Content-Length is negative")
-        if length > MAX_BODY:
+        if length > limit:
             self.close_connection = True   # do not read a body we refuse; the socket is dropped
-            raise errors.BodyTooLarge(f"request body of {length} bytes is over the 1 MiB limit")
+            raise errors.BodyTooLarge(f"request body of {length} bytes is over the {_size(limit)} limit")
         return self.rfile.read(length)
 
     def _answer(self, status: int, result) -> None:
@@ -237,6 +245,10 @@ def _http_date() -> str:
     if _date[0] != now:
         _date[:] = [now, formatdate(now, usegmt=True)]
     return _date[1]
+
+
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit >= 1 << 20 else f"{limit} bytes"
 
 
 def _reason(status: int) -> str:

@@ -3,6 +3,7 @@ and the Request an endpoint receives."""
 from __future__ import annotations
 
 import re
+import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -20,12 +21,13 @@ class Route:
     body: dict[str, Field] | None = None      # None: the endpoint reads its body itself
     query: dict[str, Field] | None = None
     regex: re.Pattern = field(default=None, compare=False)
+    raw_limit: int | None = None              # the body is bytes (request.raw), up to this many
 
 
 def route(method: str, pattern: str, endpoint: Endpoint, *, body: dict[str, Field] | None = None,
-          query: dict[str, Field] | None = None) -> Route:
+          query: dict[str, Field] | None = None, raw_limit: int | None = None) -> Route:
     regex = re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", pattern) + "$")
-    return Route(method, pattern, endpoint, body, query, regex)
+    return Route(method, pattern, endpoint, body, query, regex, raw_limit)
 
 
 class Router:
@@ -43,8 +45,8 @@ class Router:
             found = candidate.regex.match(path)
             if found is None:
                 continue
-            if candidate.method == method:
-                return candidate, found.groupdict()
+            if candidate.method == method:   # a segment is matched raw, then decoded (%2F stays in it)
+                return candidate, {k: urllib.parse.unquote(v) for k, v in found.groupdict().items()}
             allowed.append(candidate.method)
         if allowed:
             raise errors.MethodNotAllowed(f"{method} is not allowed on {path}; use {', '.join(sorted(set(allowed)))}")
@@ -55,8 +57,9 @@ class Request:
     """What an endpoint sees. `args` holds the body (or query) fields read by the route's spec."""
 
     def __init__(self, service, method: str, path: str, query: Mapping[str, str],
-                 headers: Mapping[str, str], body: dict, params: dict[str, str]):
+                 headers: Mapping[str, str], body: dict, params: dict[str, str], raw: bytes = b""):
         self.service = service
+        self.raw = raw                  # the body of a raw_limit route; such routes have body == {}
         self.method = method
         self.path = path
         self.query = dict(query)

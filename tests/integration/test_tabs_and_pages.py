@@ -159,3 +159,9 @@ def test_max_tabs_closes_the_oldest(service, site, clawd_home):
         assert len(ids) == 3 and opened[-1] in ids and opened[0] not in ids
     finally:
         running.close()
+
+
+def test_a_label_with_a_space_closes_by_its_percent_encoded_path(client, site):
+    tab = client.open(site.url("/index.html"), label="my notes")
+    closed = client.close_tab("my notes")                    # DELETE /tabs/my%20notes
+    assert closed["closed"] == tab["tabId"]

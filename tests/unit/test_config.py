@@ -530,3 +530,12 @@ def test_sample_mentions_the_alias():
 def test_etc_sample_is_the_packaged_sample_and_validates():
     assert ETC_SAMPLE.read_text() == SAMPLE.read_text()
     assert validate(loader.read_config_file(ETC_SAMPLE)) == []
+
+
+def test_nodes_are_read_with_their_secrets_masked_and_need_a_url():
+    config = config_from_data({"nodes": {"lab": {"url": "http://10.0.0.5:18791", "token": "t0k"}}}, env={})
+    assert (config.nodes["lab"].url, config.nodes["lab"].token) == ("http://10.0.0.5:18791", "t0k")
+    assert config_to_dict(config)["nodes"]["lab"]["token"] == "***"
+    assert validate({"nodes": {"lab": {"token": "t0k"}}}) == [
+        "$.nodes.lab.url: required: the node's control URL, such as http://10.0.0.5:18791"]
+    assert validate({"nodes": {"lab": {"url": "ftp://x"}}})[0].startswith("$.nodes.lab.url: 'ftp://x' does not match")
