@@ -425,6 +425,12 @@ def _service(sub) -> None:
     _command(actions, "sample", config_cmd.sample, "print a commented sample configuration", needs_service=False)
     _command(actions, "show", config_cmd.show, "print the effective configuration, secrets masked",
              needs_service=False)
+    p = _command(actions, "import-openclaw", config_cmd.import_openclaw,
+                 "turn an OpenClaw config's browser, profiles, SSRF policy and gateway auth into clawd.yaml, "
+                 "naming every key not carried over", needs_service=False)
+    p.add_argument("file", metavar="FILE", help="OpenClaw config (JSON5), such as ~/.openclaw/openclaw.json")
+    p.add_argument("--out", metavar="PATH", help="write the YAML here (mode 0600) instead of printing it")
+    p.add_argument("--force", action="store_true", help="replace PATH when it exists")
     p = _command(sub, "mcp", mcp.mcp, "serve clawd as MCP tools over stdio", needs_service=False)
     p.add_argument("--tools", choices=("single", "split"), default="single",
                    help="single: one browser tool with an action field; split: one tool per action")

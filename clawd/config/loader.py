@@ -140,12 +140,16 @@ def _map_item_schema(node: dict) -> dict | None:
 # -- validation -------------------------------------------------------------------------------------
 def validate(data: Any) -> list[str]:
     """Every problem of the document at once, each "$.json.path: message", sorted by path."""
+    return [f"{render_path(path)}: {message}" for path, message in problems_of(data)]
+
+
+def problems_of(data: Any) -> list[Problem]:
+    """validate()'s problems as (path, message), sorted by path."""
     data = _empty_sections_as_defaults(schema(), data)
     problems = set(_semantic_problems(data))
     for error in _validator().iter_errors(data):
         problems.update(_schema_problems(error))
-    return [f"{render_path(path)}: {message}"
-            for path, message in sorted(problems, key=lambda p: (_path_sort_key(p[0]), p[1]))]
+    return sorted(problems, key=lambda p: (_path_sort_key(p[0]), p[1]))
 
 
 def render_path(path: Iterable) -> str:

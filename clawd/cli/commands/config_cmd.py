@@ -1,14 +1,17 @@
-"""`config check FILE | sample | show`: validate a file listing every problem with its JSON path,
-print the commented sample, print the effective configuration with secrets masked."""
+"""`config check FILE | sample | show | import-openclaw FILE`: validate a file listing every problem
+with its JSON path, print the commented sample, print the effective configuration with secrets
+masked, turn an OpenClaw config into clawd.yaml."""
 from __future__ import annotations
 
 import importlib.resources
 import json
+import os
+import pathlib
 
 import yaml
 
 from clawd import errors
-from clawd.cli.commands import Invocation
+from clawd.cli.commands import Invocation, UsageError
 
 
 def check(inv: Invocation) -> int:
@@ -50,3 +53,42 @@ def show(inv: Invocation) -> None:
     inv.stdout.write(f"# effective configuration from {config.source or 'built-in defaults'}; "
                      f"state in {config.home}\n")
     inv.stdout.write(yaml.safe_dump(data, sort_keys=False, default_flow_style=False))
+
+
+def import_openclaw(inv: Invocation) -> int:
+    """An OpenClaw config as clawd.yaml: the YAML on stdout (or --out, mode 0600: it holds secrets),
+    each key not carried over on stderr and as a comment at the top."""
+    from clawd.config import openclaw
+    a = inv.args
+    try:
+        text = pathlib.Path(a.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {a.file}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = openclaw.parse(text)
+    except ValueError as exc:
+        raise errors.InvalidRequest(f"{a.file} is not an OpenClaw config (JSON5): {exc}") from None
+    imported = openclaw.convert(data)
+    lines = [f"# clawd.yaml imported from the OpenClaw config {a.file} (clawd-browser config import-openclaw)."]
+    if imported.skipped:
+        lines.append("# Not carried over:")
+        lines += [f"#   {path}: {why}" for path, why in imported.skipped]
+    document = "\n".join(lines) + "\n" + yaml.safe_dump(imported.document, sort_keys=False)
+    if a.out:
+        _write_private(pathlib.Path(a.out), document, force=a.force)
+    else:
+        inv.stdout.write(document)
+    for path, why in imported.skipped:
+        print(f"not carried over: {path}: {why}", file=inv.stderr)
+    if a.out:
+        print(f"wrote {a.out}", file=inv.stderr)
+    return 0
+
+
+def _write_private(path: pathlib.Path, text: str, *, force: bool) -> None:
+    if path.exists() and not force:
+        raise UsageError(f"{path} exists; give --force to replace it")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.chmod(path, 0o600)

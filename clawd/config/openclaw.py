@@ -1,0 +1,187 @@
+"""`clawd-browser config import-openclaw`: the browser, profiles, SSRF policy and gateway auth of an
+OpenClaw config (JSON5, as ~/.openclaw/openclaw.json is written) as a clawd.yaml document, with
+every key that could not be carried over named and the reason why."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from clawd.config import loader
+
+# OpenClaw browser.<key> and browser.profiles.<name>.<key> that mean the same in clawd
+BROWSER_KEYS = ("enabled", "evaluateEnabled", "headless", "noSandbox", "attachOnly", "executablePath", "extraArgs",
+                "color", "defaultProfile", "cdpPortRangeStart", "remoteCdpTimeoutMs", "remoteCdpHandshakeTimeoutMs",
+                "actionTimeoutMs", "maxTabs", "snapshotDefaults")
+SSRF_KEYS = {"dangerouslyAllowPrivateNetwork": "dangerouslyAllowPrivateNetwork",
+             "allowPrivateNetwork": "dangerouslyAllowPrivateNetwork", "allowedHostnames": "allowedHostnames",
+             "hostnameAllowlist": "hostnameAllowlist", "strict": "strict"}
+_PROFILES = loader.schema()["properties"]["browser"]["properties"]["profiles"]
+PROFILE_NAME = re.compile(_PROFILES["propertyNames"]["pattern"])
+PROFILE_KEYS = ("cdpPort", "cdpUrl", "color", "attachOnly", "userDataDir")
+DRIVERS = {"openclaw": "managed", "managed": "managed", "clawd": "managed", "existing-session": "existing-session",
+           "remote": "remote"}
+BINDS = {"loopback": "127.0.0.1", "localhost": "127.0.0.1", "lan": "0.0.0.0"}
+CONTROL_PORT_OFFSET = 2          # OpenClaw serves browser control on the gateway's port + 2
+
+
+@dataclass
+class Imported:
+    document: dict = field(default_factory=dict)
+    skipped: list[tuple[str, str]] = field(default_factory=list)     # ("$.json.path", why)
+
+    def put(self, path: tuple, value: Any) -> None:
+        node = self.document
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = value
+
+    def skip(self, path: tuple, why: str) -> None:
+        self.skipped.append((loader.render_path(path), why))
+
+
+def parse(text: str) -> Any:
+    """OpenClaw's config is JSON5: comments, unquoted keys and trailing commas are allowed."""
+    import json5
+    return json5.loads(text)
+
+
+def convert(data: Any) -> Imported:
+    """The clawd document for an OpenClaw config, checked against clawd's schema: a value clawd
+    refuses is left out and reported, so the result always validates."""
+    out = Imported()
+    if not isinstance(data, dict):
+        out.skip((), "the file is not a JSON object")
+        return out
+    for key, value in data.items():
+        handler = _SECTIONS.get(key)
+        if handler is None:
+            out.skip((key,), "not a browser, gateway or tools setting: nothing of clawd's")
+        else:
+            handler(value, out)
+    _drop_refused(out)
+    return out
+
+
+def _browser(browser: Any, out: Imported) -> None:
+    for key, value in _items(browser, ("browser",), out):
+        here = ("browser", key)
+        if key in BROWSER_KEYS:
+            out.put(here, value)
+        elif key == "ssrfPolicy":
+            _ssrf(value, out)
+        elif key == "profiles":
+            _profiles(value, out)
+        elif key == "cdpUrl":
+            out.put(("browser", "profiles", browser.get("defaultProfile") or "openclaw", "cdpUrl"), value)
+        else:
+            out.skip(here, "no clawd setting of that name")
+
+
+def _ssrf(policy: Any, out: Imported) -> None:
+    for key, value in _items(policy, ("browser", "ssrfPolicy"), out):
+        if key in SSRF_KEYS:
+            out.put(("browser", "ssrfPolicy", SSRF_KEYS[key]), value)
+        else:
+            out.skip(("browser", "ssrfPolicy", key), "no clawd setting of that name")
+
+
+def _profiles(profiles: Any, out: Imported) -> None:
+    for name, profile in _items(profiles, ("browser", "profiles"), out):
+        here = ("browser", "profiles", name)
+        if not PROFILE_NAME.match(str(name)):
+            out.skip(here, f"clawd profile names match {PROFILE_NAME.pattern}; rename it")
+            continue
+        driver = profile.get("driver") if isinstance(profile, dict) else None
+        if driver is not None and driver not in DRIVERS:
+            why = "clawd has no extension relay yet" if driver == "extension" else f"no clawd driver {driver!r}"
+            out.skip(here, f"driver {driver}: {why}")
+            continue
+        out.put(here, {})
+        if driver is not None:
+            out.put(here + ("driver",), DRIVERS[driver])
+        for key, value in _items(profile, here, out):
+            if key in PROFILE_KEYS:
+                out.put(here + (key,), value)
+            elif key != "driver":
+                out.skip(here + (key,), "no clawd profile setting of that name")
+
+
+def _gateway(gateway: Any, out: Imported) -> None:
+    for key, value in _items(gateway, ("gateway",), out):
+        if key == "port" and isinstance(value, int) and not isinstance(value, bool):
+            out.put(("server", "port"), value + CONTROL_PORT_OFFSET)
+        elif key == "bind" and value in BINDS:
+            out.put(("server", "host"), BINDS[value])
+        elif key == "auth":
+            _auth(value, out)
+        else:
+            out.skip(("gateway", key), "not a setting of the browser control service")
+
+
+def _auth(auth: Any, out: Imported) -> None:
+    for key, value in _items(auth, ("gateway", "auth"), out):
+        if key in ("token", "password"):
+            out.put(("server", "auth", key), value)
+        elif key != "mode":        # the mode follows from which secret is set
+            out.skip(("gateway", "auth", key), "clawd takes a token or a password")
+
+
+def _tools(tools: Any, out: Imported) -> None:
+    for key, _ in _items(tools, ("tools",), out):
+        out.skip(("tools", key), "clawd has no web_search/web_fetch settings yet" if key == "web"
+                 else "not a browser setting")
+
+
+_SECTIONS = {"browser": _browser, "gateway": _gateway, "tools": _tools}
+
+
+def _items(value: Any, path: tuple, out: Imported) -> Iterator[tuple[str, Any]]:
+    if not isinstance(value, dict):
+        out.skip(path, f"expected an object, found {type(value).__name__}")
+        return
+    yield from value.items()
+
+
+def _drop_refused(out: Imported) -> None:
+    """Leave out what clawd refuses, and say why: the value a problem names, or the nearest
+    enclosing one that is there (`cdpUrl` required on a remote profile: the profile goes)."""
+    for _ in range(500):           # each round removes one value: bounded by the document's size
+        _settle_default_profile(out)
+        problems = loader.problems_of(out.document)
+        if not problems:
+            return
+        path, message = problems[0]
+        removed = _remove(out.document, path)
+        out.skip(removed, f"clawd refuses it: {message}")
+    raise AssertionError(f"the imported document does not settle: {loader.validate(out.document)}")
+
+
+def _settle_default_profile(out: Imported) -> None:
+    """clawd's default profile is `clawd`, OpenClaw's `openclaw`: with profiles but no default among
+    them, the default is `openclaw` when imported, else the first profile."""
+    browser = out.document.get("browser")
+    profiles = browser.get("profiles") if isinstance(browser, dict) else None
+    if not isinstance(profiles, dict) or not profiles or browser.get("defaultProfile") in profiles:
+        return
+    chosen = "openclaw" if "openclaw" in profiles else next(iter(profiles))
+    if "defaultProfile" in browser:
+        out.skip(("browser", "defaultProfile"), f"names no imported profile; {chosen!r} is the default instead")
+    browser["defaultProfile"] = chosen
+
+
+def _remove(document: dict, path: tuple) -> tuple:
+    """Delete the longest prefix of `path` present in `document` (never the root); that prefix."""
+    node, present = document, ()
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            break
+        present, node = present + (key,), node[key]
+    if not present:       # a problem outside what we wrote (none is known): keep nothing doubtful
+        document.clear()
+        return ()
+    parent = document
+    for key in present[:-1]:
+        parent = parent[key]
+    del parent[present[-1]]
+    return present
