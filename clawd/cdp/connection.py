@@ -77,8 +77,9 @@ class Pending:
 class Connection:
     def __init__(self, url: str, *, ws_factory: WsFactory = default_ws_factory,
                  handshake_timeout: float | None = 10.0, default_timeout: float = DEFAULT_TIMEOUT,
-                 name: str = "cdp"):
+                 name: str = "cdp", clock: Callable[[], float] = time.monotonic):
         self.url = url
+        self._clock = clock          # when traffic last came, for the keep-alive (tests pass their own)
         self.name = name
         self.default_timeout = default_timeout
         self.events = EventBus(name=f"{name}-events")
@@ -93,7 +94,7 @@ class Connection:
         self._last_read = 0.0        # when a caller last gave the role back
         self._close_reason: str | None = None
         self._close_callbacks: list[Callable[[str], None]] = []
-        self.last_received = time.monotonic()
+        self.last_received = clock()
         try:
             self._transport = ws_factory(url, timeout=handshake_timeout)
         except Exception as exc:
@@ -177,7 +178,7 @@ class Connection:
         if not raw:   # a close frame
             self._shutdown("closed by the browser")
             return False
-        self.last_received = time.monotonic()
+        self.last_received = self._clock()
         self._route(raw)
         return True
 
@@ -199,7 +200,7 @@ class Connection:
         def run():
             while not self.closed:
                 time.sleep(min(interval, 1.0))
-                if self.closed or time.monotonic() - self.last_received < interval:
+                if not self.keepalive_due(interval):
                     continue
                 try:
                     self.call("Browser.getVersion", timeout=timeout)
@@ -208,6 +209,10 @@ class Connection:
                 except errors.ClawdError:
                     return
         threading.Thread(target=run, name=f"{self.name}-keepalive", daemon=True).start()
+
+    def keepalive_due(self, interval: float) -> bool:
+        """Nothing came from the peer for `interval` seconds (and the connection is open)."""
+        return not self.closed and self._clock() - self.last_received >= interval
 
     # -- lifecycle ----------------------------------------------------------------------------
     @property

@@ -24,13 +24,15 @@ def evaluate(running, client, tab_id: str, expression: str):
 
 
 def wait_until(condition: Callable[[], object], timeout: float = 10.0, interval: float = 0.05,
-               message: str = "condition"):
-    """Poll `condition` until it returns something truthy; fail after `timeout` seconds."""
+               message: str | Callable[[], str] = "condition"):
+    """Poll `condition` until it returns something truthy; fail after `timeout` seconds. A callable
+    `message` is asked at the failure, so it can say what it saw last."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"{message} not met within {timeout:g} s (last: {value!r})")
+            what = message() if callable(message) else message
+            raise AssertionError(f"{what} not met within {timeout:g} s (last: {value!r})")
         time.sleep(interval)

@@ -14,6 +14,7 @@ from clawd.cdp import connection as connection_module
 from clawd.cdp.connection import Connection
 from clawd.cdp.session import Session
 from tests.support.fake_ws import WAIT, FakeFactory, FakeWebSocket
+from tests.support.page_eval import wait_until
 from tests.support.ws_frames import read_client_frame, server_frame
 
 CALL_TIMEOUT = 10.0   # what pending calls would wait out if nobody told them the socket died
@@ -403,11 +404,23 @@ def test_keepalive_detects_a_silent_peer_and_fails_pending_calls_at_once(conn, f
     assert conn.closed
 
 
-def test_keepalive_stays_quiet_while_the_peer_talks(conn, fake):
-    conn.start_keepalive(interval=0.3, timeout=0.3)
-    deadline = time.monotonic() + 1.0
-    while time.monotonic() < deadline:                      # traffic keeps the connection fresh
-        fake.event("Page.frameNavigated", {})
-        threading.Event().wait(0.05)
-    assert not any(m.get("method") == "Browser.getVersion" for m in fake.sent)
-    assert not conn.closed
+def test_keepalive_stays_quiet_while_the_peer_talks(fake):
+    """On the connection's own clock, so a loaded machine's scheduling cannot pass for silence
+    (with wall time and a 0.3 s interval, a starved thread once did). Steps are binary fractions:
+    the comparisons are exact."""
+    now = [100.0]
+    connection = Connection("ws://127.0.0.1:1/devtools/browser/x", ws_factory=FakeFactory(fake),
+                            default_timeout=CALL_TIMEOUT, name="test-cdp", clock=lambda: now[0])
+    try:
+        for _ in range(10):                                  # an event every 0.25 s of the clock
+            now[0] += 0.25
+            fake.event("Page.frameNavigated", {})
+            wait_until(lambda: connection.last_received == now[0], timeout=WAIT, message="the event read")
+            assert not connection.keepalive_due(0.5)
+        now[0] += 0.25
+        assert not connection.keepalive_due(0.5)
+        now[0] += 0.25                                       # 0.5 s of silence
+        assert connection.keepalive_due(0.5)
+    finally:
+        connection.close()
+    assert not connection.keepalive_due(0.5)                 # closed: nothing to keep alive
