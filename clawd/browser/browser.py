@@ -17,6 +17,8 @@ log = logging.getLogger("clawd.browser")
 
 ATTACH_TIMEOUT = 10.0
 CLOSE_TIMEOUT = 5.0
+# set once the renderer has answered every tab hook's command on the tab's own session
+INSTRUMENTED_SLOT = "browser.instrumented"
 
 
 class TabHook(Protocol):
@@ -74,6 +76,7 @@ class Browser:
         tab.owner = self
         session.on("Target.attachedToTarget", lambda p: self._on_child_attached(tab, session, p))
         session.on("Target.detachedFromTarget", lambda p: tab.remove_child(p.get("targetId", "")))
+        tab.slots[INSTRUMENTED_SLOT] = threading.Event()
         self._instrument(tab, session, child=False, waiting=params.get("waitingForDebugger", False))
         with self._changed:
             self._tabs[tab.target_id] = tab
@@ -93,7 +96,9 @@ class Browser:
 
     def _instrument(self, tab: Tab, session: Session, *, child: bool, waiting: bool) -> None:
         """Every hook's commands are sent, then the target resumed, then the replies collected
-        off the event thread (a paused target's first requests need this thread to be judged)."""
+        off the event thread (a paused target's first requests need this thread to be judged).
+        The tab's own session marks the tab instrumented once they are in (see use())."""
+        done = None if child else tab.slots.get(INSTRUMENTED_SLOT)
         pipelined = PipelinedSession(session)
         try:
             pipelined.call("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
@@ -108,14 +113,20 @@ class Browser:
             if waiting:
                 pipelined.call("Runtime.runIfWaitingForDebugger")
         except errors.BrowserGone:
+            if done is not None:
+                done.set()   # nothing more will answer; the caller's next call says why
             return
-        threading.Thread(target=self._collect, args=(tab, pipelined), name="instrument", daemon=True).start()
+        threading.Thread(target=self._collect, args=(tab, pipelined, done), name="instrument", daemon=True).start()
 
     @staticmethod
-    def _collect(tab: Tab, pipelined: PipelinedSession) -> None:
-        for method, exc in pipelined.finish():
-            if not tab.closed.is_set():
-                log.warning("instrumenting %s: %s failed: %s", tab.tab_id, method, exc)
+    def _collect(tab: Tab, pipelined: PipelinedSession, done: threading.Event | None) -> None:
+        try:
+            for method, exc in pipelined.finish():
+                if not tab.closed.is_set():
+                    log.warning("instrumenting %s: %s failed: %s", tab.tab_id, method, exc)
+        finally:
+            if done is not None:
+                done.set()
 
     def _on_detached(self, params: dict) -> None:
         self._drop(params.get("targetId"))
@@ -139,6 +150,9 @@ class Browser:
                 hook.detach(tab)
             except Exception:
                 log.exception("releasing %s failed", tab.tab_id)
+        ready = tab.slots.get(INSTRUMENTED_SLOT)
+        if ready is not None:
+            ready.set()   # whoever waits for the hooks learns the tab is gone instead
         tab.slots.clear()
         tab.closed.set()
         for session_id in [tab.session.session_id] + [s.session_id for s in tab.child_sessions().values()]:
@@ -170,10 +184,25 @@ class Browser:
             return self._tabs.get(self._last_used) if self._last_used else None
 
     def use(self, tab: Tab) -> Tab:
+        self._wait_instrumented(tab)
         with self._changed:
             self._last_used = tab.target_id
         tab.touch()
         return tab
+
+    @staticmethod
+    def _wait_instrumented(tab: Tab, timeout: float = ATTACH_TIMEOUT) -> None:
+        """A tab is handed to a caller only once its renderer has answered the tab hooks. Sent is
+        not enough: a new tab's renderer may still be starting (50 ms to over a second here), and
+        a navigation sent meanwhile ran the page's first script before the renderer handled the
+        queued Network.enable, so its first fetch was never reported (1 in 5 new tabs, up to 15
+        of 50 fresh starts: bench/first_request.py). Once answered, the renderer has the domains
+        on and Chromium carries them into a renderer a navigation swaps in: none missed since.
+        Paused targets are resumed before this (a noopener popup answers only then)."""
+        ready = tab.slots.get(INSTRUMENTED_SLOT)
+        if ready is not None and not ready.wait(timeout):
+            log.warning("tab %s: its renderer did not answer the tab hooks within %g s; what it does "
+                        "now may go unrecorded", tab.tab_id, timeout)
 
     def resolve(self, key: str | None) -> Tab:
         """A stable id, a label, a raw id or a unique raw-id prefix; None -> the last tab used,

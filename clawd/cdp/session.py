@@ -3,6 +3,7 @@ itself): calls that carry the id, event subscriptions scoped to it, and waiting 
 from __future__ import annotations
 
 import threading
+import time
 from typing import Callable
 
 from clawd import errors
@@ -98,12 +99,15 @@ class PipelinedSession:
         return self.call(method, params)
 
     def finish(self, timeout: float = 10.0) -> list[tuple[str, Exception]]:
-        """Stop deferring and wait for the replies of what was sent; returns the failures."""
+        """Stop deferring and wait, `timeout` seconds in all, for the replies of what was sent;
+        returns the failures. One deadline for all: callers wait for this (Browser.use), and a
+        renderer that never answers must cost one timeout, not one per command."""
         self.deferring = False
+        deadline = time.monotonic() + timeout
         failures = []
         for pending in self.sent:
             try:
-                pending.result(timeout)
+                pending.result(max(0.0, deadline - time.monotonic()))
             except (errors.CdpError, errors.CdpTimeout, errors.BrowserGone, errors.TabCrashed) as exc:
                 failures.append((pending.method, exc))
         return failures
