@@ -155,7 +155,7 @@ def _wait(predicate, timeout=10.0):
 
 def test_sighup_adds_and_removes_profiles_without_a_restart(serve):
     client = serve.client()
-    assert _profile_names(client) == ["clawd"]
+    assert _profile_names(client) == ["clawd", "user"]
     port = free_port()
     write_config(serve.config_path, serve.config,
                  edit=lambda d: d["browser"]["profiles"].update(work={"cdpPort": port, "color": "#0066CC"}))
@@ -168,7 +168,7 @@ def test_sighup_adds_and_removes_profiles_without_a_restart(serve):
 
     write_config(serve.config_path, serve.config)          # and gone again
     serve.signal(signal.SIGHUP)
-    _wait(lambda: _profile_names(client) == ["clawd"])
+    _wait(lambda: _profile_names(client) == ["clawd", "user"])
     assert serve.proc.poll() is None
     assert "profile work removed" in serve.wait_for_log("profile work removed")
 
@@ -187,7 +187,7 @@ def test_sighup_with_an_invalid_config_keeps_the_old_one_and_logs_every_problem(
     assert "$.server.port: 70000 is greater than the maximum of 65535" in log
     assert "$.browser: unknown key 'bogus'" in log
     assert serve.proc.poll() is None
-    assert _profile_names(client) == ["clawd"]             # the old configuration is still the one in use
+    assert _profile_names(client) == ["clawd", "user"]             # the old configuration is still the one in use
     assert client.status()["ok"] is True
 
 
