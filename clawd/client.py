@@ -184,7 +184,7 @@ class Client:
 
     def snapshot(self, *, profile: str | None = None, **opts: Any) -> dict:
         """`GET /snapshot`; options are DESIGN §7's query in snake_case (`max_chars=`, `target_id=`);
-        `efficient=True` is `mode="efficient"`."""
+        `efficient=True` is `mode="efficient"`; `refs=False` (no refs), `"aria"` or `"role"`."""
         if opts.pop("efficient", False):
             opts.setdefault("mode", "efficient")
         return self._get("/snapshot", profile, **opts)
@@ -221,6 +221,7 @@ class Client:
         return self.act("type", ref=ref, text=text, **kw)
 
     def press(self, key: str, **kw: Any) -> dict:
+        """kw: ref (focus it first), delay_ms (between keydown and keyup), target_id, profile."""
         return self.act("press", key=key, **kw)
 
     def hover(self, ref: str, **kw: Any) -> dict:
@@ -254,9 +255,12 @@ class Client:
         return self._post("/highlight", profile, ref=ref, target_id=target_id, duration_ms=duration_ms)
 
     def file_chooser(self, paths: Iterable[str], ref: str | None = None, input_ref: str | None = None,
-                     target_id: str | None = None, *, profile: str | None = None) -> dict:
+                     target_id: str | None = None, *, element: str | None = None,
+                     profile: str | None = None) -> dict:
+        """Files for the chooser a click on `ref` opens, for a file input by ref (`input_ref`) or by CSS
+        selector (`element`), or for the next chooser that opens."""
         return self._post("/hooks/file-chooser", profile, paths=[str(p) for p in paths], ref=ref,
-                          input_ref=input_ref, target_id=target_id)
+                          input_ref=input_ref, element=element, target_id=target_id)
 
     def dialog(self, accept: bool, prompt_text: str | None = None, dialog_id: str | None = None,
                target_id: str | None = None, *, profile: str | None = None) -> dict:
@@ -297,8 +301,11 @@ class Client:
                           timeout_ms=timeout_ms, max_chars=max_chars, target_id=target_id, wrap=wrap)
 
     def trace_start(self, screenshots: bool = False, target_id: str | None = None, *,
+                    snapshots: bool | None = None, sources: bool | None = None,
                     profile: str | None = None) -> dict:
-        return self._post("/trace/start", profile, screenshots=screenshots, target_id=target_id)
+        """snapshots: layer trees and paint pictures; sources: the page's script text."""
+        return self._post("/trace/start", profile, screenshots=screenshots, snapshots=snapshots, sources=sources,
+                          target_id=target_id)
 
     def trace_stop(self, path: str | None = None, target_id: str | None = None, *,
                    profile: str | None = None) -> dict:

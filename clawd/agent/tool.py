@@ -48,6 +48,9 @@ FIELDS: dict[str, dict] = {
                                         "selector to wait for."},
     "frame": {**_STR, "description": "snapshot: ref of an iframe whose document to read."},
     "urls": {**_BOOL, "description": "snapshot: show each link's absolute URL."},
+    "refs": {"type": "string", "enum": ["aria", "role"],
+             "description": "snapshot: aria = refs bound to their element (default); role = a ref whose "
+                            "element a re-render replaced acts on the element with the same role and name."},
     "fullPage": {**_BOOL, "description": "screenshot: the whole page, not only the viewport."},
     "ref": {**_STR, "description": "Element ref from the latest snapshot (e12). screenshot: that "
                                    "element only. upload: the button that opens the file chooser."},
@@ -61,6 +64,7 @@ FIELDS: dict[str, dict] = {
     "paths": {"type": "array", "items": _STR, "minItems": 1,
               "description": "upload: files under the service's $CLAWD_HOME/uploads directory."},
     "inputRef": {**_STR, "description": "upload: ref of the <input type=file> to set directly."},
+    "element": {**_STR, "description": "upload: CSS selector of the <input type=file> to set directly."},
     "accept": {**_BOOL, "description": "dialog: accept (OK) or dismiss (Cancel) the pending or next dialog."},
     "promptText": {**_STR, "description": "dialog: text to answer a prompt() with."},
     "dialogId": {**_STR, "description": "dialog: which pending dialog (default: the oldest)."},
@@ -74,6 +78,9 @@ FIELDS: dict[str, dict] = {
                                                                           "Meta", "Shift"]},
                   "description": "act click: keys held while clicking."},
     "doubleClick": {**_BOOL, "description": "act click: double-click."},
+    "delayMs": {**_INT, "minimum": 0, "maximum": 5000,
+                "description": "act click: milliseconds between mouse down and up. act press: between "
+                               "keydown and keyup."},
     "values": {"type": "array", "items": _STR, "description": "act select: option values or labels."},
     "fields": {"type": "array", "description": "act fill: [{ref, type?, value}]; checkboxes take booleans.",
                "items": {"type": "object", "required": ["ref", "value"],
@@ -98,8 +105,8 @@ FIELDS: dict[str, dict] = {
                   "description": "open, navigate, act: how long to wait, in milliseconds."},
 }
 
-ACT_FIELDS = ("kind", "ref", "text", "submit", "slowly", "key", "button", "modifiers", "doubleClick", "values",
-              "fields", "startRef", "endRef", "x", "y", "width", "height", "timeMs", "textGone", "selector",
+ACT_FIELDS = ("kind", "ref", "text", "submit", "slowly", "key", "button", "modifiers", "doubleClick", "delayMs",
+              "values", "fields", "startRef", "endRef", "x", "y", "width", "height", "timeMs", "textGone", "selector",
               "url", "loadState", "fn", "actions", "stopOnError", "timeoutMs")
 
 
@@ -123,14 +130,15 @@ ACTIONS: dict[str, ActionSpec] = {
     "close": ActionSpec("Close a tab (default: the tab in use)."),
     "snapshot": ActionSpec("Read the page as accessibility text. Elements carry refs such as [ref=e12] "
                            "to act on; take a new snapshot after the page changes.",
-                           ("mode", "interactive", "compact", "depth", "maxChars", "selector", "frame", "urls")),
+                           ("mode", "interactive", "compact", "depth", "maxChars", "selector", "frame", "urls",
+                            "refs")),
     "screenshot": ActionSpec("See the page as an image (at most 1568 px a side), or described in words "
                              "with describe=true.", ("fullPage", "ref", "type", "describe")),
     "navigate": ActionSpec("Load a URL in the tab.", ("url", "timeoutMs"), ("url",)),
     "console": ActionSpec("Read the tab's console messages.", ("level", "clear")),
     "pdf": ActionSpec("Print the page to a PDF file on the service's machine.", ("landscape",)),
     "upload": ActionSpec("Give files to a file input (inputRef), to the chooser a click on ref opens, or "
-                         "to the next chooser that opens.", ("paths", "ref", "inputRef"), ("paths",)),
+                         "to the next chooser that opens.", ("paths", "ref", "inputRef", "element"), ("paths",)),
     "dialog": ActionSpec("Answer the pending alert/confirm/prompt, or arm the answer for the next one.",
                          ("accept", "promptText", "dialogId"), ("accept",)),
     "act": ActionSpec("Act on the page with real input: click, type, press, hover, scrollIntoView, drag, "
@@ -285,7 +293,8 @@ class BrowserTool:
 
     def _upload(self, a: dict) -> tuple[str, None]:
         result = self.client.file_chooser(a["paths"], ref=a.get("ref"), input_ref=a.get("inputRef"),
-                                          target_id=a.get("targetId"), profile=a.get("profile"))
+                                          element=a.get("element"), target_id=a.get("targetId"),
+                                          profile=a.get("profile"))
         return render.upload(result), None
 
     def _dialog(self, a: dict) -> tuple[str, None]:
@@ -310,7 +319,7 @@ def snapshot_query(a: dict) -> dict:
     so that an `efficient` default cannot fill it in. The character cap never exceeds 80,000."""
     query = {"target_id": a.get("targetId"), "selector": a.get("selector"), "frame": a.get("frame"),
              "urls": a.get("urls"), "interactive": a.get("interactive"), "compact": a.get("compact"),
-             "depth": a.get("depth"), "max_chars": a.get("maxChars")}
+             "depth": a.get("depth"), "max_chars": a.get("maxChars"), "refs": a.get("refs")}
     if a.get("mode") == "efficient":
         query["mode"] = "efficient"
     elif a.get("mode") == "full":

@@ -204,6 +204,9 @@ def _snapshot(sub) -> None:
     p.add_argument("--labels", action="store_true", help="also a screenshot with every ref outlined")
     p.add_argument("--urls", action="store_true", help="give links their absolute [url=...]")
     p.add_argument("--no-refs", action="store_true", help="no refs: the text Playwright's ariaSnapshot() prints")
+    p.add_argument("--refs", choices=("aria", "role"),
+                   help="aria: refs bound to their element (default); role: a ref whose element a re-render "
+                        "replaced acts on the element with the same role, name and nth")
     p.add_argument("--wrap", action="store_true", help="wrap the page text in untrusted-content markers")
     p.add_argument("--out", metavar="FILE", help="write the snapshot to FILE instead of printing it")
 
@@ -248,6 +251,7 @@ def _keyboard(sub) -> None:
     p.add_argument("--slowly", action="store_true", help="one key at a time, for pages that listen to keys")
     p = _command(sub, "press", act.press, "press a key or chord in the focused element", tab=True)
     p.add_argument("key", metavar="KEY", help="key name such as Enter, Tab, ArrowDown, Control+A")
+    p.add_argument("--delay-ms", type=int, metavar="MS", help="time between keydown and keyup (<= 5000)")
 
 
 def _forms(sub) -> None:
@@ -294,6 +298,7 @@ def _hooks(sub) -> None:
                    help="file under $CLAWD_HOME/uploads on the service's machine")
     p.add_argument("--ref", metavar="REF", help="click this element to open the chooser")
     p.add_argument("--input-ref", metavar="REF", help="set the files on this <input type=file> directly")
+    p.add_argument("--element", metavar="CSS", help="set the files on the <input type=file> matching CSS")
     p = _command(sub, "download", act.download, "click an element and save what it downloads", tab=True)
     p.add_argument("ref", metavar="REF", help="element ref that starts the download")
     p.add_argument("file", metavar="FILE", nargs="?", help="file name under $CLAWD_HOME/downloads (as --path)")
@@ -325,6 +330,9 @@ def _debug(sub) -> None:
     _, actions = _group(sub, "trace", "record a performance trace", tab=True)
     p = _command(actions, "start", debug.trace_start, "start recording", tab=True)
     p.add_argument("--screenshots", action="store_true", help="include screenshots in the trace")
+    p.add_argument("--snapshots", action="store_true",
+                   help="include layer and paint snapshots (DevTools' Layers and Paint profiler)")
+    p.add_argument("--sources", action="store_true", help="include the text of the page's scripts")
     p = _command(actions, "stop", debug.trace_stop, "stop recording and save the trace", tab=True)
     p.add_argument("--path", metavar="PATH", help="file name under $CLAWD_HOME/traces")
 

@@ -20,7 +20,7 @@ from clawd.server.validation import as_bool, as_int, as_list, as_number, as_obje
 MIN_TIMEOUT_MS, MAX_TIMEOUT_MS = 500, 60000
 MAX_BATCH, MAX_DEPTH = 100, 5
 E = errors.ActInvalidRequest
-REF_PATTERN = re.compile(r"^\[?(?:@|ref=)?(?:(?:f\d+)?e\d+|ax\d+)\]?$")
+REF_PATTERN = re.compile(r"^\[?(?:@|ref=)?(?:(?:f\d+)?e\d+|ax\d+|\d+)\]?$")   # bare 12 is e12 (§17)
 _CSS_HINT = re.compile(r"[#.\[\]:>~+*()=\"' ]|^[a-zA-Z]+$")
 
 
@@ -110,7 +110,7 @@ KINDS: dict[str, tuple[dict[str, Callable], set[str]]] = {
     "click": ({"ref": _ref, **CLICK}, {"ref"}),
     "clickCoords": ({"x": _num, "y": _num, **CLICK}, {"x", "y"}),
     "type": ({"ref": _ref, "text": _text, "submit": _bool, "slowly": _bool}, {"ref", "text"}),
-    "press": ({"key": _key, "ref": _ref}, {"key"}),
+    "press": ({"key": _key, "ref": _ref, "delayMs": _delay}, {"key"}),
     "hover": ({"ref": _ref}, {"ref"}),
     "scrollIntoView": ({"ref": _ref}, {"ref"}),
     "drag": ({"startRef": _ref, "endRef": _ref}, {"startRef", "endRef"}),
@@ -397,7 +397,7 @@ def _press(ctx: Context, a: dict, deadline: float) -> None:
         element = ctx.element(a["ref"], deadline)
         pinput.prepare(element, deadline)
         element.call("function() { this.focus(); }", deadline=deadline)
-    pinput.press_chord(ctx.tab, keys.parse_chord(a["key"]), deadline)
+    pinput.press_chord(ctx.tab, keys.parse_chord(a["key"]), deadline, delay_ms=a.get("delayMs", 0))
 
 
 def _drag(ctx: Context, a: dict, deadline: float) -> None:

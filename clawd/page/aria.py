@@ -52,6 +52,7 @@ class Walk:
     selector: str | None = None
     deadline: float = 0.0
     root: bool = False        # the snapshot's own document: one still loading is TabLoading
+    lookup: bool = False      # finding a role ref's element: the page keeps the latest snapshot's refs
 
     def remaining(self) -> float:
         left = self.deadline - time.monotonic()
@@ -121,7 +122,8 @@ def _build(walk: Walk, context: int, base: int) -> dict | str:
     is the rendered snapshot (no name to ask Chrome)."""
     def build(probe: bool) -> dict | str | None:
         options = json.dumps({"mode": walk.mode, "refPrefix": walk.prefix, "base": base,
-                              "selector": walk.selector, "probe": probe, "root": walk.root})
+                              "selector": walk.selector, "probe": probe, "root": walk.root,
+                              "lookup": walk.lookup})
         return evaluate(walk.session, context, f"globalThis.__clawd ? __clawd.build({options}) : null",
                         walk.remaining())
 

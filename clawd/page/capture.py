@@ -137,7 +137,7 @@ def node_box(tab: Tab, *, backend_node_id: int | None = None, selector: str | No
     """A node's border box in page coordinates, by backend node id or CSS selector."""
     session = session or tab.session
     if selector is not None:
-        backend_node_id = _query(tab, selector)
+        backend_node_id = backend_node_of(tab, selector)
     try:
         session.call("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend_node_id})
         quad = session.call("DOM.getBoxModel", {"backendNodeId": backend_node_id})["model"]["border"]
@@ -152,7 +152,9 @@ def node_box(tab: Tab, *, backend_node_id: int | None = None, selector: str | No
     return {"x": x0, "y": y0, "width": width, "height": height}
 
 
-def _query(tab: Tab, selector: str) -> int:
+def backend_node_of(tab: Tab, selector: str) -> int:
+    """The first element of the page matching CSS `selector` (a request's `element`): 400 when the
+    selector is not valid CSS, 404 SELECTOR_NOT_FOUND when nothing matches."""
     doc = tab.session.call("DOM.getDocument", {"depth": 0})
     try:
         node_id = tab.session.call("DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": selector})["nodeId"]

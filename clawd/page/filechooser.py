@@ -10,6 +10,7 @@ import time
 from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
+from clawd.page.capture import backend_node_of
 from clawd.security.paths import confine
 
 SLOT = "filechooser"
@@ -94,3 +95,17 @@ def confined_paths(uploads: pathlib.Path, paths: list) -> list[str]:
 
 def set_input_files(session: Session, backend_node_id: int, files: list[str], timeout: float) -> None:
     _set_files(session, backend_node_id, files, timeout=timeout)
+
+
+def file_input(tab: Tab, selector: str, timeout: float) -> int:
+    """The backend node id of the `<input type=file>` CSS `selector` matches (OpenClaw's upload
+    `element`): 404 SELECTOR_NOT_FOUND when nothing matches, 400 when it is another element."""
+    backend = backend_node_of(tab, selector)
+    node = tab.session.call("DOM.describeNode", {"backendNodeId": backend}, timeout=timeout)["node"]
+    attributes = node.get("attributes") or []
+    kind = dict(zip(attributes[0::2], attributes[1::2])).get("type", "").strip().lower()
+    if node.get("nodeName") != "INPUT" or kind != "file":
+        what = f"<input type={kind or 'text'}>" if node.get("nodeName") == "INPUT" else \
+            f"<{node.get('localName') or node.get('nodeName', '?').lower()}>"
+        raise errors.ActInvalidRequest(f"element: {selector!r} matches {what}, not an <input type=file>")
+    return backend

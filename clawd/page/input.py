@@ -314,20 +314,25 @@ def _sleep(seconds: float, deadline: float) -> None:
 
 
 # -- keyboard -------------------------------------------------------------------------------------
-def press_chord(tab: Tab, chord: keys.Chord, deadline: float) -> None:
+def press_chord(tab: Tab, chord: keys.Chord, deadline: float, *, delay_ms: int = 0) -> None:
+    """Modifiers down, the key down and up (`delay_ms` apart, as Playwright's press delay), modifiers up."""
+    if delay_ms and time.monotonic() + delay_ms / 1000 > deadline:   # before any key goes down: none stays held
+        raise errors.ActTimeout(f"delayMs={delay_ms} is longer than the time left of the action's timeout")
     mask = 0
     for name in chord.modifiers:
         mask |= keys.MODIFIER_BITS[name]
         _key_event(tab, "rawKeyDown", keys.NAMED[name], mask, deadline)
-    press_key(tab, chord.key, mask, deadline)
+    press_key(tab, chord.key, mask, deadline, delay_ms=delay_ms)
     for name in reversed(chord.modifiers):
         mask &= ~keys.MODIFIER_BITS[name]
         _key_event(tab, "keyUp", keys.NAMED[name], mask, deadline)
 
 
-def press_key(tab: Tab, key: keys.KeyDef, mask: int, deadline: float) -> None:
+def press_key(tab: Tab, key: keys.KeyDef, mask: int, deadline: float, *, delay_ms: int = 0) -> None:
     params = keys.key_event_params(key, mask)
     _dispatch_key(tab, {**params, "type": "keyDown" if params.get("text") else "rawKeyDown"}, deadline)
+    if delay_ms:
+        _sleep(delay_ms / 1000, deadline)
     _dispatch_key(tab, {**{k: v for k, v in params.items() if k not in ("text", "unmodifiedText")},
                         "type": "keyUp"}, deadline)
 

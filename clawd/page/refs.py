@@ -4,6 +4,10 @@ turning a ref back into a live node for actions, screenshots and highlights.
 A ref is bound to the element itself: the page side keeps ref -> element for the latest snapshot
 of its document (page/js/snapshot.js). Numbers are never reused within a tab, so a ref from an
 older document can never land on another element: it answers REF_STALE.
+
+A snapshot taken with refs=role (OpenClaw's role refs, DESIGN.md §17) keeps that binding, and when
+the element was removed from the same document since (a framework re-rendered it), the ref lands
+on the element that now has its role, name and nth among equals, as Playwright's getByRole would.
 """
 from __future__ import annotations
 
@@ -15,7 +19,9 @@ from clawd import errors
 from clawd.cdp.session import Session
 
 _REF = re.compile(r"^(?:(f\d+)?e(\d+)|ax(\d+))$")
+_BARE = re.compile(r"^\d+$")
 STALE_HINT = "take a new snapshot"
+MODES = ("aria", "role")    # refs=aria: bound to the element; refs=role: re-found by role + name + nth
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,7 @@ class ResolvedRef:
 class FrameRefs:
     session: Session
     frame_id: str
+    selector: str | None = None     # the snapshot's selector= (the scope a role ref's nth counts in)
 
 
 @dataclass
@@ -43,6 +50,7 @@ class RefStore:
     prefixes: dict[str, str] = field(default_factory=dict)  # frameId -> prefix, never reused
     ax_counter: int = 0
     ax: dict[str, dict] = field(default_factory=dict)       # "ax3" -> {session, backend, role, name}
+    mode: str = "aria"                                      # how the latest snapshot's refs resolve
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def prefix_for(self, frame_id: str) -> str:
@@ -51,11 +59,13 @@ class RefStore:
                 self.prefixes[frame_id] = f"f{len(self.prefixes) + 1}"
             return self.prefixes[frame_id]
 
-    def replace(self, refs: dict[str, dict], frames: dict[str, FrameRefs], counter: int) -> None:
+    def replace(self, refs: dict[str, dict], frames: dict[str, FrameRefs], counter: int, *,
+                mode: str = "aria") -> None:
         with self.lock:
             self.refs = refs
             self.frames = frames
             self.counter = max(self.counter, counter)
+            self.mode = mode
 
     def replace_ax(self, nodes: dict[str, dict], counter: int) -> None:
         with self.lock:
@@ -68,11 +78,13 @@ def store(tab) -> RefStore:
 
 
 def normalize(ref: str) -> str:
-    """Accept `e12`, `@e12`, `ref=e12`, `[ref=e12]`, `f1e3`, `ax12`."""
+    """Accept `e12`, `@e12`, `ref=e12`, `[ref=e12]`, `f1e3`, `ax12`, and bare `12` for `e12`
+    (OpenClaw's numeric refs, DESIGN.md §17)."""
     text = (ref or "").strip().strip("[]")
     if text.startswith("ref="):
         text = text[4:]
-    return text.lstrip("@")
+    text = text.lstrip("@")
+    return "e" + text if _BARE.match(text) else text
 
 
 def resolve_ref(tab, ref: str) -> ResolvedRef:
@@ -80,20 +92,42 @@ def resolve_ref(tab, ref: str) -> ResolvedRef:
     name = normalize(ref)
     found = _REF.match(name)
     if not found:
-        raise errors.RefUnknown(f"{ref!r} is not a ref (refs look like e12, f1e3 or ax12)")
+        raise errors.RefUnknown(f"{ref!r} is not a ref (refs look like e12, 12, f1e3 or ax12)")
     refs = store(tab)
     if found.group(3) is not None:
         return _resolve_ax(refs, name, int(found.group(3)))
     if int(found.group(2)) > refs.counter:
         raise errors.RefUnknown(f"ref {name} was never part of a snapshot of this tab; take a snapshot first")
-    info = refs.refs.get(name)
+    with refs.lock:
+        info, mode = refs.refs.get(name), refs.mode
     if info is None:
         raise errors.RefStale(f"ref {name} is from an older snapshot or page; {STALE_HINT}")
     frame = refs.frames.get(info["prefix"])
     if frame is None:
         raise errors.RefStale(f"the frame of ref {name} is gone; {STALE_HINT}")
-    backend = _live_backend_id(frame, name)
+    try:
+        backend = _live_backend_id(frame, name)
+    except _Removed:
+        if mode != "role":
+            raise
+        backend = _by_role(tab, frame, name, info)
     return ResolvedRef(frame.session, backend, frame.frame_id, info["role"], info["name"], name)
+
+
+class _Removed(errors.RefStale):
+    """The ref's element was removed from its document, which is still there."""
+
+
+def _by_role(tab, frame: FrameRefs, ref: str, info: dict) -> int:
+    """A role ref whose element a re-render replaced: the element that has its role, name and nth
+    now (snapshot.py walks the frame again without touching the refs of the latest snapshot)."""
+    from clawd.page import snapshot   # snapshot imports refs; the cycle is only at call time
+    found = snapshot.find_by_role(tab, frame, info["prefix"], info["role"], info["name"], info.get("nth") or 0)
+    if found is None:
+        nth = f" (nth={info['nth']})" if info.get("nth") else ""
+        raise errors.RefStale(f"ref {ref} is stale: its element was removed and no {info['role']} "
+                              f"{info['name']!r}{nth} is on the page now; {STALE_HINT}")
+    return found
 
 
 def _live_backend_id(frame: FrameRefs, ref: str) -> int:
@@ -107,8 +141,9 @@ def _live_backend_id(frame: FrameRefs, ref: str) -> int:
         raise errors.RefStale(f"the document of ref {ref} is gone; {STALE_HINT}") from None
     value = result.get("result", {})
     if value.get("type") == "string" or "objectId" not in value:
-        why = "its element was removed" if value.get("value") == "gone" else "the page changed"
-        raise errors.RefStale(f"ref {ref} is stale ({why}); {STALE_HINT}")
+        if value.get("value") == "gone":
+            raise _Removed(f"ref {ref} is stale (its element was removed); {STALE_HINT}")
+        raise errors.RefStale(f"ref {ref} is stale (the page changed); {STALE_HINT}")
     try:
         node = frame.session.call("DOM.describeNode", {"objectId": value["objectId"]}, timeout=5.0)["node"]
     finally:

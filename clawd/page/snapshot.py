@@ -32,6 +32,7 @@ class Options:
     labels: bool = False
     urls: bool = False
     refs: bool = True
+    ref_mode: str = "aria"    # refs=aria (bound to the element) or refs=role (re-found by role + name)
     wrap: bool = False
     timeout_ms: int = 20000
 
@@ -62,7 +63,7 @@ def take(tab, options: Options) -> dict:
     tab.check_usable()
     # the in-page walker keeps one snapshot's state between its two steps, and the ref store is
     # per tab: two snapshots of one tab at once would interleave, so they take turns
-    lock = tab.slots.setdefault(LOCK_SLOT, threading.Lock())
+    lock = _lock(tab)
     if not lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
         raise errors.RequestTimeout(f"another snapshot of tab {tab.tab_id} did not finish within "
                                     f"timeoutMs={opts.timeout_ms}")
@@ -82,6 +83,11 @@ def take(tab, options: Options) -> dict:
         lock.release()
 
 
+def _lock(tab) -> threading.RLock:
+    # reentrant: resolving frame= inside a snapshot may walk the frame again to find a role ref
+    return tab.slot(LOCK_SLOT, threading.RLock)
+
+
 def _take(tab, opts: Options, deadline: float) -> dict:
     store = refstore.store(tab)
     root = _root_target(tab, opts, store, deadline)
@@ -94,7 +100,9 @@ def _take(tab, opts: Options, deadline: float) -> dict:
     shown = ariatext.refs_in(text)
     refs = {ref: info for ref, info in refs.items() if ref in shown}
     if opts.refs:
-        store.replace(refs, frames, counter)
+        if root.prefix in frames:    # the scope a role ref's nth was counted in
+            frames[root.prefix] = replace(frames[root.prefix], selector=opts.selector)
+        store.replace(refs, frames, counter, mode=opts.ref_mode)
     return _response(tab, opts, text, refs, truncated, chrome)
 
 
@@ -163,7 +171,7 @@ def _root_target(tab, opts: Options, store, deadline: float) -> Target:
     main = Target(tab.session, _main_frame_id(tab.session, deadline), "")
     if not opts.frame:
         return main
-    if re.fullmatch(r"(?:@|ref=)?(?:f\d+)?e\d+", opts.frame):
+    if re.fullmatch(r"(?:@|ref=)?(?:(?:f\d+)?e)?\d+", opts.frame):    # a ref; bare 12 too (no CSS is a number)
         resolved = refstore.resolve_ref(tab, opts.frame)
         if resolved.role != "iframe":
             raise errors.InvalidRequest(f"frame={opts.frame} is a {resolved.role}, not an iframe")
@@ -244,6 +252,44 @@ def _iframe_target(tab, parent: Target, context: int, iframe_ref: str, store, de
         return None
     finally:
         parent.session.try_call("Runtime.releaseObject", {"objectId": object_id})
+
+
+# -- role refs ------------------------------------------------------------------------------------
+LOOKUP_TIMEOUT = 10.0
+
+
+def find_by_role(tab, frame: refstore.FrameRefs, prefix: str, role: str, name: str, nth: int) -> int | None:
+    """The backend node id of the element that has `role`, `name` and `nth` among equals in the
+    frame's document now, counted as the snapshot counted them (same walk, same scope), or None.
+    For a role ref whose element a re-render replaced: the walk leaves the page's refs of the latest
+    snapshot as they are, so every other ref still resolves as before."""
+    deadline = time.monotonic() + LOOKUP_TIMEOUT
+    lock = _lock(tab)
+    if not lock.acquire(timeout=LOOKUP_TIMEOUT):
+        raise errors.RequestTimeout(f"another snapshot of tab {tab.tab_id} did not finish in time")
+    try:
+        walk = aria.Walk(frame.session, frame.frame_id, "ai", prefix, frame.selector, deadline, lookup=True)
+        result = aria.walk_frame(walk, refstore.store(tab).counter)
+        match = next((ref for ref, r_role, r_name, r_nth, _ in result.refs
+                      if (r_role, r_name, r_nth or 0) == (role, name, nth)), None)
+        return None if match is None else _lookup_backend(frame.session, result.context, match, deadline)
+    except (errors.SelectorNotFound, errors.InvalidRequest):    # the snapshot's selector= matches nothing now
+        return None
+    except errors.CdpError:
+        raise errors.RefStale(f"the document of the {role} {name!r} went away; take a new snapshot") from None
+    finally:
+        lock.release()
+
+
+def _lookup_backend(session, context: int, ref: str, deadline: float) -> int | None:
+    element = aria.evaluate(session, context, f"__clawd.lookup.get({_js(ref)})", _left(deadline), by_value=False)
+    if "objectId" not in element:
+        return None
+    try:
+        return session.call("DOM.describeNode", {"objectId": element["objectId"]},
+                            timeout=_left(deadline))["node"]["backendNodeId"]
+    finally:
+        session.try_call("Runtime.releaseObjectGroup", {"objectGroup": aria.GROUP})
 
 
 # -- find and labels ------------------------------------------------------------------------------

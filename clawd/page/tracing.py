@@ -19,20 +19,31 @@ CATEGORIES = ["-*", "devtools.timeline", "v8.execute", "disabled-by-default-devt
               "latencyInfo", "disabled-by-default-devtools.timeline.stack", "disabled-by-default-v8.cpu_profiler",
               "loading", "netlog"]
 SCREENSHOTS = "disabled-by-default-devtools.screenshot"
+# Layer trees and paint pictures for DevTools' Layers and Paint profiler panes. Chromium 156 writes
+# them as instant events "LayerTreeHostImpl:snapshot" and "cc::DisplayItemList:snapshot" ("ph": "I",
+# args.snapshot), not as "ph": "O" object snapshots (measured).
+SNAPSHOTS = ["disabled-by-default-devtools.timeline.layers", "disabled-by-default-devtools.timeline.picture"]
+# The page's scripts with their text ("ScriptCatchup" events, also for scripts compiled before the
+# trace started), so the trace opens with its sources in DevTools.
+SOURCES = ["disabled-by-default-devtools.v8-source-rundown", "disabled-by-default-devtools.v8-source-rundown-sources"]
 READ_CHUNK = 1 << 20
 END_TIMEOUT = 60.0
 
 
-def start(tab: Tab, *, screenshots: bool = False) -> dict:
+def start(tab: Tab, *, screenshots: bool = False, snapshots: bool = False, sources: bool = False) -> dict:
+    """Start recording; screenshots, snapshots (layers and paint) and sources (script text) are
+    OpenClaw's trace options (DESIGN.md §17), each adding its categories."""
     if tab.slots.get(TRACE_SLOT):
         raise errors.TraceRunning(f"a trace of tab {tab.tab_id} is already recording; stop it with POST /trace/stop")
-    categories = CATEGORIES + ([SCREENSHOTS] if screenshots else [])
+    categories = CATEGORIES + ([SCREENSHOTS] if screenshots else []) + (SNAPSHOTS if snapshots else []) + \
+        (SOURCES if sources else [])
     tab.session.call("Tracing.start", {"transferMode": "ReturnAsStream", "streamFormat": "json",
                                        "traceConfig": {"recordMode": "recordContinuously",
                                                        "includedCategories": [c for c in categories if c != "-*"],
                                                        "excludedCategories": ["*"]}})
-    tab.slots[TRACE_SLOT] = {"started": time.time(), "screenshots": screenshots}
-    return {"tracing": True, "screenshots": screenshots}
+    options = {"screenshots": screenshots, "snapshots": snapshots, "sources": sources}
+    tab.slots[TRACE_SLOT] = {"started": time.time(), **options}
+    return {"tracing": True, **options}
 
 
 def stop(tab: Tab, root: pathlib.Path, path: str | None = None, *, timeout: float = END_TIMEOUT) -> dict:

@@ -330,6 +330,12 @@ REQUESTS = [
     (["delete-profile", "work", "--purge"], "DELETE", "/profiles/work", None),
     (["reset-profile", "--purge"], "POST", "/reset-profile", {"purge": True}),
     (["set", "headers", "--json", '{"X-Debug": "1"}'], "POST", "/set/headers", {"headers": {"X-Debug": "1"}}),
+    (["press", "Enter", "--delay-ms", "50"], "POST", "/act", {"kind": "press", "key": "Enter", "delayMs": 50}),
+    (["upload", "a.txt", "--element", "#file"], "POST", "/hooks/file-chooser",
+     {"paths": ["a.txt"], "element": "#file"}),
+    (["trace", "start", "--snapshots", "--sources"], "POST", "/trace/start",
+     {"screenshots": False, "snapshots": True, "sources": True}),
+    (["click", "12"], "POST", "/act", {"kind": "click", "ref": "12"}),
 ]
 
 

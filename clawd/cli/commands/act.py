@@ -28,7 +28,7 @@ def type_text(inv: Invocation) -> None:
 
 
 def press(inv: Invocation) -> None:
-    _act(inv, inv.client.press(inv.args.key, target_id=inv.target()))
+    _act(inv, inv.client.press(inv.args.key, delay_ms=inv.args.delay_ms, target_id=inv.target()))
 
 
 def hover(inv: Invocation) -> None:
@@ -116,7 +116,8 @@ def dialog(inv: Invocation) -> None:
 
 def upload(inv: Invocation) -> None:
     a = inv.args
-    result = inv.client.file_chooser(a.paths, ref=a.ref, input_ref=a.input_ref, target_id=inv.target())
+    result = inv.client.file_chooser(a.paths, ref=a.ref, input_ref=a.input_ref, element=a.element,
+                                     target_id=inv.target())
     output.emit(inv, result, output.render_fields)
 
 

@@ -29,7 +29,9 @@ def response_body(inv: Invocation) -> None:
 
 
 def trace_start(inv: Invocation) -> None:
-    result = inv.client.trace_start(screenshots=inv.args.screenshots, target_id=inv.target())
+    a = inv.args
+    result = inv.client.trace_start(screenshots=a.screenshots, snapshots=a.snapshots or None,
+                                    sources=a.sources or None, target_id=inv.target())
     output.emit(inv, result, output.render_fields)
 
 

@@ -10,7 +10,7 @@ import pathlib
 
 from clawd import errors
 from clawd.cli import output
-from clawd.cli.commands import Invocation
+from clawd.cli.commands import Invocation, UsageError
 
 
 def navigate(inv: Invocation) -> None:
@@ -20,10 +20,12 @@ def navigate(inv: Invocation) -> None:
 
 def snapshot(inv: Invocation) -> None:
     a = inv.args
+    if a.no_refs and a.refs:
+        raise UsageError(f"--no-refs and --refs {a.refs} contradict each other; give one")
     result = inv.client.snapshot(
         target_id=inv.target(), format=a.format, interactive=a.interactive or None, compact=a.compact or None,
         depth=a.depth, max_chars=a.max_chars, efficient=a.efficient, selector=a.selector, frame=a.frame,
-        limit=a.limit, labels=a.labels or None, urls=a.urls or None, refs=False if a.no_refs else None,
+        limit=a.limit, labels=a.labels or None, urls=a.urls or None, refs=False if a.no_refs else a.refs,
         wrap=a.wrap or None)
     if a.out:
         _write_snapshot(inv, result, pathlib.Path(a.out))

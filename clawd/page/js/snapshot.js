@@ -6,6 +6,7 @@
 const clawd = globalThis.__clawd = {
   bindings: new WeakMap(),  // element -> {role, jsName, ref}: same element, same ref
   refs: new Map(),          // ref -> element, for the latest snapshot of this document only
+  lookup: new Map(),        // ref -> element of the last walk that looked for a role ref's element
   last: 0,                  // highest ref number minted (the tab's counter, passed in)
   snapshot: null,
   pending: [],
@@ -512,7 +513,7 @@ function clawdBuild(root, options) {
   clock("generate");
   distillAriaSnapshot(snapshot, publicOptions);
   clock("distill");
-  clawd.snapshot = { snapshot, publicOptions };
+  clawd.snapshot = { snapshot, publicOptions, lookup: !!options.lookup };
   clawd.pending = [];
   const visit = (node) => {
     if (typeof node === "string")
@@ -536,7 +537,7 @@ clawd.pendingElements = function () {
 // is one string, a JSON line (refs, iframes, page) then the text: Chrome hands a string back far
 // faster than the same data as objects (measured: 7,000 refs as arrays 30-50 ms, as JSON 12-17 ms).
 clawd.render = function (names, withNth) {
-  const { snapshot, publicOptions } = clawd.snapshot;
+  const { snapshot, publicOptions, lookup } = clawd.snapshot;
   (names || []).forEach((name, i) => {
     if (name === null || name === undefined)
       return;
@@ -547,7 +548,7 @@ clawd.render = function (names, withNth) {
   });
   clawd.pending = [];
   const clock = clawdClock();
-  const refs = collectRefs(snapshot.root, withNth);
+  const refs = collectRefs(snapshot.root, withNth, lookup);
   clock("refs");
   const { json, iframeDepths } = renderAriaTreeAsJSON(snapshot, publicOptions);
   clock("json");
@@ -558,8 +559,14 @@ clawd.render = function (names, withNth) {
   return JSON.stringify({ refs, iframes: Object.keys(iframeDepths), last: clawd.last, page }) + "\n" + text;
 };
 
-function collectRefs(root, withNth) {
-  clawd.refs = new Map();
+// A lookup walk (a role ref whose element was re-rendered) keeps its map apart: the refs of the
+// latest snapshot must go on resolving as they did.
+function collectRefs(root, withNth, lookup) {
+  const map = new Map();
+  if (lookup)
+    clawd.lookup = map;
+  else
+    clawd.refs = map;
   const seen = new Map();
   const refs = [];
   const visit = (node) => {
@@ -567,7 +574,7 @@ function collectRefs(root, withNth) {
       return;
     if (node.ref) {
       const element = ariaNodeElement(node);
-      clawd.refs.set(node.ref, element);
+      map.set(node.ref, element);
       const name = node.fullName === undefined ? node.name : node.fullName;
       const key = node.role + "\u0000" + name;
       const nth = seen.get(key) || 0;

@@ -71,12 +71,19 @@ def dialog(req: Request) -> dict:
 
 def file_chooser(req: Request) -> dict:
     a = req.args
-    if a.get("ref") and a.get("inputRef"):
-        raise errors.ActInvalidRequest("give ref (click to open a chooser) or inputRef (a file input), not both")
+    given = [name for name in ("ref", "inputRef", "element") if a.get(name)]
+    if len(given) > 1:
+        raise errors.ActInvalidRequest(f"give one of ref (click to open a chooser), inputRef (a file input) or "
+                                       f"element (a file input's CSS selector), not {' and '.join(given)}")
     files = filechooser.confined_paths(req.service.layout.uploads, a["paths"])
     ctx = _context(req)
     tab, deadline = ctx.tab, _deadline(req)
     base = {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, "files": files}
+    if a.get("element"):     # OpenClaw's upload field: a CSS selector, like screenshot's element
+        dialogs.check_not_blocked(tab)
+        backend = filechooser.file_input(tab, a["element"], timeout=max(0.1, deadline - time.monotonic()))
+        filechooser.set_input_files(tab.session, backend, files, timeout=max(0.1, deadline - time.monotonic()))
+        return {**base, "set": "input"}
     if a.get("inputRef"):
         dialogs.check_not_blocked(tab)
         element = ctx.element(a["inputRef"], deadline)

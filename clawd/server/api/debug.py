@@ -62,7 +62,9 @@ def response_body(req: Request) -> dict:
 
 def trace_start(req: Request) -> dict:
     tab = req.tab()
-    return {**_where(tab), **tracing.start(tab, screenshots=req.args.get("screenshots", False))}
+    a = req.args
+    return {**_where(tab), **tracing.start(tab, screenshots=a.get("screenshots", False),
+                                           snapshots=a.get("snapshots", False), sources=a.get("sources", False))}
 
 
 def trace_stop(req: Request) -> dict:

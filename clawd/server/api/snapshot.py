@@ -3,8 +3,21 @@ from __future__ import annotations
 
 from clawd import errors
 from clawd.page import axtree, snapshot
+from clawd.page import refs as refstore
 from clawd.server.routing import Request
 from clawd.server.validation import as_bool, as_int, as_str, opt
+
+
+def as_refs(value, field: str):
+    """refs=true|false (refs on or off), or how refs resolve: aria (bound to the element, the
+    default) or role (OpenClaw's role refs: re-found by role + name + nth after a re-render)."""
+    if isinstance(value, str) and value.strip().lower() in refstore.MODES:
+        return value.strip().lower()
+    try:
+        return as_bool(value, field)
+    except errors.InvalidRequest:
+        raise errors.InvalidRequest(f"{field} must be role, aria, true or false; not {value!r}") from None
+
 
 QUERY = {
     "targetId": opt(as_str),
@@ -19,7 +32,7 @@ QUERY = {
     "limit": opt(lambda v, f: as_int(v, f, minimum=1, maximum=2000)),
     "labels": opt(as_bool),
     "urls": opt(as_bool),
-    "refs": opt(as_bool),
+    "refs": opt(as_refs),
     "wrap": opt(as_bool),
     "timeoutMs": opt(lambda v, f: as_int(v, f, minimum=100, maximum=120000)),
     "profile": opt(as_str),
@@ -37,11 +50,13 @@ def options_from(req: Request) -> snapshot.Options:
         mode = req.config.browser.snapshot_defaults.mode
     if mode not in (None, "efficient"):
         raise errors.InvalidRequest(f"mode must be efficient, not {mode!r}")
+    refs = a.get("refs", True)
     return snapshot.Options(
         format=fmt, interactive=a.get("interactive"), compact=a.get("compact"), depth=a.get("depth"),
         max_chars=a.get("maxChars"), mode=mode, selector=a.get("selector"), frame=a.get("frame"),
         limit=a.get("limit", 500), labels=a.get("labels", False), urls=a.get("urls", False),
-        refs=a.get("refs", True), wrap=a.get("wrap", False), timeout_ms=a.get("timeoutMs", 20000))
+        refs=refs is not False, ref_mode=refs if isinstance(refs, str) else "aria", wrap=a.get("wrap", False),
+        timeout_ms=a.get("timeoutMs", 20000))
 
 
 def _read(query: dict) -> dict:
