@@ -50,11 +50,14 @@ class Client:
 
     def __init__(self, url: str | None = None, *, token: str | None = None, password: str | None = None,
                  profile: str | None = None, timeout: float = 60.0, home: pathlib.Path | None = None,
-                 session: requests.Session | None = None):
+                 session: requests.Session | None = None, ambient_credentials: bool = True):
+        """ambient_credentials=False: only `token`/`password` are sent, never $CLAWD_TOKEN or the local
+        token file (a client of another machine's service must not hand it this one's secrets)."""
         self.url = (url or DEFAULT_URL).rstrip("/")
         self.profile = profile
         self.timeout = timeout
-        self.token, self.password = _credentials(token, password, home)
+        self.token, self.password = (_credentials(token, password, home) if ambient_credentials
+                                     else (token, password))
         self._session = session or _session_for(self.url)
         self._session.headers.update(self._auth_headers())
 
@@ -99,12 +102,20 @@ class Client:
                     fh.write(chunk)
         return out
 
-    def _send(self, method: str, path: str, *, params=None, json=None, timeout=None, profile=None,
+    def put_upload(self, source: pathlib.Path, name: str | None = None) -> dict:
+        """Copy a local file into the service's $CLAWD_HOME/uploads (as `name`, default its own)."""
+        with open(source, "rb") as data:
+            response = self._send("PUT", "/uploads/" + _segment(name or pathlib.Path(source).name),
+                                  data=data, stream=False)
+        return _decode(response)
+
+    def _send(self, method: str, path: str, *, params=None, json=None, data=None, timeout=None, profile=None,
               stream: bool) -> requests.Response:
         query = _query({**(params or {}), "profile": profile or self.profile})
         read_timeout = timeout or self.timeout
         try:
-            return self._session.request(method, self.url + path, params=query, json=json, stream=stream,
+            return self._session.request(method, self.url + path, params=query, json=json, data=data,
+                                         stream=stream,
                                          timeout=(min(_CONNECT_TIMEOUT, read_timeout), read_timeout))
         except requests.ConnectionError as exc:     # ConnectTimeout included: nothing answered
             raise ServiceUnreachable(f"clawd service is not running at {self.url}; start it with "

@@ -160,6 +160,11 @@ class SelectorNotFound(NotFound):
     code = "SELECTOR_NOT_FOUND"
 
 
+class NodeNotFound(NotFound):
+    """No such node in the `nodes` configuration (the agent tool's target: node)."""
+    code = "NODE_NOT_FOUND"
+
+
 class MethodNotAllowed(ClawdError):
     code = "METHOD_NOT_ALLOWED"
     http_status = 405
@@ -187,6 +192,12 @@ class ActTimeout(RequestTimeout):
 class Conflict(ClawdError):
     code = "CONFLICT"
     http_status = 409
+
+
+class TargetUnavailable(Conflict):
+    """The agent tool's target names a place that has no browser here (target: sandbox with no
+    sandbox profile)."""
+    code = "TARGET_UNAVAILABLE"
 
 
 class TabAmbiguous(Conflict):

@@ -42,6 +42,9 @@ def profiles(result: dict) -> str:
             flags.append(f"{p['tabCount']} tab{'' if p['tabCount'] == 1 else 's'}")
         if p.get("isDefault"):
             flags.append("default")
+        flags += [f"also named {alias}" for alias in p.get("aliases") or ()]
+        if p.get("builtin"):
+            flags.append("built in: your own browser")
         lines.append(f"{p.get('name')} ({p.get('driver', 'managed')}): {', '.join(flags)}")
     return "\n".join(lines) or "(no profiles)"
 

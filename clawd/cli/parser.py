@@ -11,7 +11,7 @@ from clawd import __version__
 from clawd.cli.commands import act, basic, config_cmd, debug, doctor, mcp, page, serve, settings, state, tabs
 
 EPILOG = """exit status: 0 ok, 1 error, 2 usage, 3 service unreachable, 4 not found, 5 timeout.
-Refs (e12, @e12, ref=e12) come from `clawd-browser snapshot`."""
+Refs (e12, @e12, ref=e12, or just 12) come from `clawd-browser snapshot`."""
 
 MODIFIERS = ("Alt", "Control", "ControlOrMeta", "Meta", "Shift")
 LOAD_STATES = ("load", "domcontentloaded", "networkidle")

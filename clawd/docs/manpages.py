@@ -204,7 +204,9 @@ def _route_item(route) -> list[str]:
     if doc:
         lines.append(text(doc[0]))
         lines.append(".br")
-    if route.body is not None or route.method in ("POST", "PUT", "PATCH"):
+    if route.raw_limit:
+        lines += [f"body: the bytes themselves, at most {route.raw_limit >> 20} MiB", ".br"]
+    elif route.body is not None or route.method in ("POST", "PUT", "PATCH"):
         lines += [f"body: {_route_fields(route.body)}", ".br"]
     if route.query:
         lines += [f"query: {_route_fields(route.query)}", ".br"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from clawd.server.api import basic, page, tabs
 from clawd.server.api import debug, settings, state
-from clawd.server.api import act
+from clawd.server.api import act, uploads
 from clawd.server.api import snapshot
 from clawd.server.api import doctor
 from clawd.server.routing import route
@@ -60,6 +60,7 @@ ROUTES = [
                 "dialogId": opt(as_str), **TARGET, **TIMEOUT}),
     route("POST", "/download", act.download, body={"ref": req(as_str), "path": opt(as_str), **TARGET, **TIMEOUT}),
     route("POST", "/wait/download", act.wait_download, body={**TARGET, "path": opt(as_str), **TIMEOUT}),
+    route("PUT", "/uploads/{name}", uploads.put_upload, query={}, raw_limit=uploads.MAX_UPLOAD),
     route("POST", "/permissions/grant", act.grant_permissions,
           body={"origin": opt(as_str), "permissions": req(as_list)}),
     # -- debug, state, settings (issue 5) --

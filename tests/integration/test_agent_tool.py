@@ -171,7 +171,9 @@ def test_status_profiles_console_pdf(tool, opened, client):
     tab_id = opened("/debug/console.html")
     status = body(tool.run({"action": "status"}))
     assert re.fullmatch(r"profile clawd \(managed\): running, \d+ tabs?, headless", status)
-    assert re.fullmatch(r"clawd \(managed\): running, \d+ tabs?, default", body(tool.run({"action": "profiles"})))
+    assert re.fullmatch(r"clawd \(managed\): running, \d+ tabs?, default, also named openclaw\n"
+                        r"user \(existing-session\): stopped, built in: your own browser",
+                        body(tool.run({"action": "profiles"})))
     console = body(tool.run({"action": "console", "targetId": tab_id, "level": "warning"}))
     assert "[warning] warning line" in console and "[error] error line" in console
     assert "log line" not in console

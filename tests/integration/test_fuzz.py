@@ -152,6 +152,8 @@ def requests_for(draw, route, *, kinds):
         path = path.replace("{%s}" % name, urllib.parse.quote(value, safe="") or "x")
     query = draw(queries(route)) if draw(st.booleans()) else ""
     body = draw(bodies(route, kinds=kinds)) if route.method == "POST" else b""
+    if route.raw_limit:                     # PUT /uploads/<name>: any bytes at all
+        body = draw(st.binary(max_size=4096))
     if route.pattern == "/wait/download":
         body = _short_download_wait(body)
     return route.method, path + (f"?{query}" if query else ""), body
@@ -199,7 +201,7 @@ def _group(*prefixes):
 GROUPS = {
     "basic": _group("/", "/profiles", "/doctor"),
     "tabs-page": _group("/tabs", "/navigate", "/screenshot", "/pdf", "/media", "/snapshot"),
-    "act": _group("/act", "/highlight", "/hooks", "/download", "/wait", "/permissions"),
+    "act": _group("/act", "/highlight", "/hooks", "/download", "/wait", "/permissions", "/uploads"),
     "debug-state": _group("/console", "/errors", "/requests", "/response", "/trace", "/cookies", "/storage"),
     "settings": _group("/set"),
 }

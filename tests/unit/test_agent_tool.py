@@ -236,3 +236,86 @@ def test_act_text_reports_a_download_with_its_size_as_the_api_gives_it():
                        "downloads": [{"url": "http://x.test/f.csv", "suggestedFilename": "f.csv",
                                       "path": "/home/u/.clawd/downloads/f.csv", "bytes": 1234}]})
     assert "downloaded /home/u/.clawd/downloads/f.csv (1234 bytes)" in text
+
+
+# -- OpenClaw's call shapes (DESIGN.md §17) --------------------------------------------------------------
+def test_an_act_request_object_is_the_same_call_as_the_flat_one():
+    flat, nested = FakeClient(), FakeClient()
+    BrowserTool(flat).run({"action": "act", "kind": "click", "ref": "e3", "targetId": "t1"})
+    BrowserTool(nested).run({"action": "act", "targetId": "t1", "request": {"kind": "click", "ref": "e3"}})
+    assert nested.calls == flat.calls and flat.calls[0][0] == "act"
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ({"action": "act", "kind": "type", "request": {"kind": "click", "ref": "e3"}}, "request.kind ('click') and kind"),
+    ({"action": "act", "request": {"kind": "click", "ref": 3}}, "ref: 3 is not of type 'string'"),
+    ({"action": "act", "request": {"kind": "click"}}, "act click needs ref"),
+    ({"action": "act", "request": "click e3"}, "request: 'click e3' is not of type 'object'"),
+])
+def test_a_bad_act_request_object_is_refused_like_a_bad_flat_one(arguments, message):
+    client = FakeClient()
+    result = BrowserTool(client).run(arguments)
+    assert result.is_error and result.code == "INVALID_REQUEST" and message in result.text, result.text
+    assert client.calls == []
+
+
+def test_target_host_is_this_service_and_sandbox_is_a_clear_error():
+    client = FakeClient(tabs={"tabs": []})
+    assert not BrowserTool(client).run({"action": "tabs", "target": "host"}).is_error
+    result = BrowserTool(client).run({"action": "tabs", "target": "sandbox"})
+    assert result.is_error and result.code == "TARGET_UNAVAILABLE" and "no sandbox profile" in result.text
+    assert [c[0] for c in client.calls] == ["tabs"]
+
+
+class Factory:
+    """Stands in for Client(...): records how each node's client was made."""
+
+    def __init__(self):
+        self.made: list[tuple[str, dict]] = []
+        self.clients: dict[str, FakeClient] = {}
+
+    def __call__(self, url, **kw):
+        self.made.append((url, kw))
+        return self.clients.setdefault(url, FakeClient(tabs={"tabs": []}, put_upload={"path": "/far/uploads/a.txt"}))
+
+
+def test_target_node_runs_the_call_on_the_configured_node_with_only_its_own_credentials(tmp_path):
+    from clawd.config.model import NodeConfig
+    factory, local = Factory(), FakeClient()
+    tool = BrowserTool(local, nodes={"lab": NodeConfig("lab", "http://10.0.0.5:18791", token="node-token")},
+                       client_factory=factory)
+    assert not tool.run({"action": "tabs", "target": "node"}).is_error
+    assert not tool.run({"action": "tabs", "target": "node", "node": "lab"}).is_error
+    assert not tool.run({"action": "tabs", "node": "lab"}).is_error
+    assert local.calls == [] and len(factory.clients["http://10.0.0.5:18791"].calls) == 3
+    [(url, kw)] = factory.made                        # one client a node, made once
+    assert kw["token"] == "node-token" and kw["ambient_credentials"] is False
+
+
+@pytest.mark.parametrize("nodes, arguments, code, message", [
+    ({}, {"target": "node"}, "NODE_NOT_FOUND", "no nodes are configured"),
+    ({"lab": "http://a:1", "ci": "http://b:1"}, {"target": "node"}, "INVALID_REQUEST", "one of lab, ci"),
+    ({"lab": "http://a:1"}, {"target": "node", "node": "mars"}, "NODE_NOT_FOUND", "no node 'mars'"),
+    ({"lab": "http://a:1"}, {"target": "host", "node": "lab"}, "INVALID_REQUEST", "give it with target node"),
+])
+def test_a_node_that_cannot_be_chosen_is_a_coded_error(nodes, arguments, code, message):
+    from clawd.config.model import NodeConfig
+    tool = BrowserTool(FakeClient(), nodes={n: NodeConfig(n, url) for n, url in nodes.items()},
+                       client_factory=Factory())
+    result = tool.run({"action": "tabs", **arguments})
+    assert result.is_error and result.code == code and message in result.text, result.text
+
+
+def test_an_upload_through_a_node_copies_the_local_file_there_first(tmp_path):
+    from clawd.config.model import NodeConfig
+    (tmp_path / "a.txt").write_text("hello")
+    factory = Factory()
+    tool = BrowserTool(FakeClient(), nodes={"lab": NodeConfig("lab", "http://far:1")}, uploads=tmp_path,
+                       client_factory=factory)
+    result = tool.run({"action": "upload", "target": "node", "paths": ["a.txt"], "inputRef": "e4"})
+    assert not result.is_error, result.text
+    far = factory.clients["http://far:1"]
+    assert far.calls[0] == ("put_upload", (tmp_path / "a.txt",), {})
+    assert far.calls[1][0] == "file_chooser" and far.calls[1][1] == (["/far/uploads/a.txt"],)
+    escaped = tool.run({"action": "upload", "target": "node", "paths": ["../secret"], "inputRef": "e4"})
+    assert escaped.is_error and escaped.code == "INVALID_PATH"

@@ -14,15 +14,21 @@ def mcp(inv: Invocation) -> int:
     if mcp_server.SDK_MISSING:
         print(f"error: {mcp_server.SDK_MISSING}", file=inv.stderr)
         return 1
-    from clawd.agent.tool import BrowserTool
     # stdout is the protocol's: everything else goes to stderr, warnings only
     log.configure("warning", stream=inv.stderr)
     revive = _reviver(inv) if _autostart_wanted(inv) else None
     if revive is not None:
         _try_start(inv, revive)
-    runner = mcp_server.ToolRunner(BrowserTool(inv.client), revive=revive)
+    runner = mcp_server.ToolRunner(browser_tool(inv), revive=revive)
     mcp_server.serve_stdio(runner, split=inv.args.tools == "split")
     return 0
+
+
+def browser_tool(inv: Invocation):
+    """The agent tool on this invocation's client, with the configured nodes it can reach."""
+    from clawd.agent.tool import BrowserTool
+    from clawd.config.model import StateLayout
+    return BrowserTool(inv.client, nodes=inv.config.nodes, uploads=StateLayout(inv.config.home).uploads)
 
 
 def _autostart_wanted(inv: Invocation) -> bool:
@@ -33,14 +39,13 @@ def _autostart_wanted(inv: Invocation) -> bool:
 
 def _reviver(inv: Invocation):
     """A fresh tool on a service that answers: started when it does not (loopback URLs only)."""
-    from clawd.agent.tool import BrowserTool
     from clawd.cli.main import ensure_service, launch_service
 
-    def revive() -> BrowserTool:
+    def revive():
         if ensure_service(inv.client, lambda: launch_service(inv)):
             inv.client.close()
             del inv.client      # a new service wrote a new $CLAWD_HOME/auth-token: read it again
-        return BrowserTool(inv.client)
+        return browser_tool(inv)
     return revive
 
 
