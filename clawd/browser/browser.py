@@ -160,10 +160,12 @@ class Browser:
         self.tabs_freed += 1
 
     def _on_info_changed(self, params: dict) -> None:
+        """The URL only: Chromium sends this when the URL changes, never when the title does, and
+        then with the URL standing in for the title (page/navigation.py keeps titles)."""
         info = params["targetInfo"]
         tab = self._tabs.get(info["targetId"])
         if tab is not None:
-            tab.url, tab.title = info.get("url", tab.url), info.get("title", tab.title)
+            tab.url = info.get("url", tab.url)
 
     def _on_crashed(self, params: dict) -> None:
         tab = self._tabs.get(params.get("targetId", ""))

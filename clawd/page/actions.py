@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from clawd import errors
 from clawd.browser.tab import Tab
-from clawd.page import dialogs, downloads, forms, input as pinput, interception, keys, settle, waits
+from clawd.page import dialogs, downloads, forms, input as pinput, interception, keys, navigation, settle, waits
 from clawd.page.dialogs import DialogOpened, guarded_call
 from clawd.server.validation import as_bool, as_int, as_list, as_number, as_object, as_str
 
@@ -264,6 +264,7 @@ class _Marks:
         self.requests, self.windows = tracker.seq, tracker.windows
         self.dialogs = dialogs.state(tab).opened_count
         self.downloads = downloads.mark(browser)
+        self.navigations = navigation.navigation_log(tab).requested
 
 
 def respond(ctx: Context, before: _Marks, deadline: float, extra: dict, *, blocked: bool = False) -> dict:
@@ -282,6 +283,9 @@ def respond(ctx: Context, before: _Marks, deadline: float, extra: dict, *, block
         page = _page_state(tab, deadline)
     if not blocked and not tab.closed.is_set() and not state.pending:
         tab.session.connection.events.flush(max(0.05, min(1.0, deadline - time.monotonic())))
+        if navigation.navigation_log(tab).requested > before.navigations:   # a link, a form submit
+            _wait_navigation(tab, before, deadline)
+            page = _page_state(tab, deadline)
         if tracker.windows > before.windows:
             settle.wait_for_popups(ctx.browser, tab, before.started, tracker.windows - before.windows, deadline)
         if tracker.seq > before.requests:
@@ -289,7 +293,7 @@ def respond(ctx: Context, before: _Marks, deadline: float, extra: dict, *, block
             page = _page_state(tab, deadline)
     answer = {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, **page}
     answer.update(extra)
-    opened = [t.to_dict() for t in ctx.browser.tabs_opened_since(before.started, opener=tab)]
+    opened = [navigation.refresh(t).to_dict() for t in ctx.browser.tabs_opened_since(before.started, opener=tab)]
     if opened:
         answer["openedTabs"] = opened
     pending = state.public_pending()
@@ -306,6 +310,13 @@ def respond(ctx: Context, before: _Marks, deadline: float, extra: dict, *, block
     if refused:
         answer["navigationBlocked"] = refused
     return answer
+
+
+def _wait_navigation(tab: Tab, before: _Marks, deadline: float) -> None:
+    """The navigation the action asked for, up to its new document's DOMContentLoaded (bounded like
+    the settle), so the state reported is the new page's and not the one the action left."""
+    log = navigation.navigation_log(tab)
+    log.wait_settled(before.navigations, min(deadline, time.monotonic() + settle.SETTLE_LIMIT))
 
 
 def _page_state(tab: Tab, deadline: float) -> dict:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from clawd import errors
+from clawd.page import navigation
 from clawd.page.navigation import navigate
 from clawd.security.content import wrap_untrusted
 from clawd.server.routing import Request
@@ -19,7 +20,7 @@ def list_tabs(req: Request) -> dict:
 
 def _tab_dicts(browser) -> list[dict]:
     active = browser.last_used
-    return [t.to_dict(active=t is active) for t in browser.tabs()]
+    return [navigation.refresh(t).to_dict(active=t is active) for t in browser.tabs()]
 
 
 def open_tab(req: Request) -> dict:
