@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from snapshot import CORPUS, corpus_session  # noqa: E402
 
-from clawd.page import aria  # noqa: E402
+from clawd.page.snapshot import aria  # noqa: E402
 
 ELEMENTS = "(refs => refs.map(ref => __clawd.refs.get(ref) || null))({refs})"
 

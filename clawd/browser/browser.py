@@ -161,7 +161,7 @@ class Browser:
 
     def _on_info_changed(self, params: dict) -> None:
         """The URL only: Chromium sends this when the URL changes, never when the title does, and
-        then with the URL standing in for the title (page/navigation.py keeps titles)."""
+        then with the URL standing in for the title (page/state/navigation.py keeps titles)."""
         info = params["targetInfo"]
         tab = self._tabs.get(info["targetId"])
         if tab is not None:

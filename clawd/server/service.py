@@ -11,7 +11,7 @@ from clawd.browser.profiles import ProfileRegistry
 from clawd.browser.runtime import BrowserRuntime
 from clawd.config.model import Config, StateLayout
 from clawd.page.hooks import tab_hooks
-from clawd.page.interception import NavigationGuard
+from clawd.page.observe.interception import NavigationGuard
 from clawd.security.auth import authenticator_for
 from clawd.security.csrf import RequestGuard
 from clawd.security.proxy import PinningProxy

@@ -19,7 +19,7 @@ import pytest
 import requests
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from clawd.page.actions import KINDS
+from clawd.page.act.actions import KINDS
 from clawd.server.routes import ROUTES
 from tests.support.browser import require_chromium, service_config
 from tests.support.service import RunningService

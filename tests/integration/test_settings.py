@@ -7,8 +7,8 @@ import base64
 import pytest
 
 from clawd import errors
-from clawd.page import devices
-from clawd.page.emulation import Emulation
+from clawd.page.state import devices
+from clawd.page.state.emulation import Emulation
 from tests.support.cli import cli_of as cli
 from tests.support.page_eval import evaluate, wait_until
 from tests.support.site import answer

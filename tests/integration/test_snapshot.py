@@ -6,7 +6,7 @@ import re
 import pytest
 
 from clawd import errors
-from clawd.page.refs import resolve_ref
+from clawd.page.snapshot.refs import resolve_ref
 
 
 def open_page(client, site, tab, path):
@@ -229,13 +229,13 @@ def test_wrap_puts_the_whole_snapshot_and_find_lines_between_markers(client, sit
 
 
 def test_the_service_holds_one_snapshots_refs_per_tab(client, site, tab, service):
-    from clawd.page.refs import store
+    from clawd.page.snapshot.refs import store
     tab_id = open_page(client, site, tab, "basics.html")
     live = service.live_tab(tab_id)
     refstore = store(live)
 
     def in_page_refs() -> int:
-        from clawd.page import aria
+        from clawd.page.snapshot import aria
         context = aria.world(live.session, live.target_id, 5)
         return aria.evaluate(live.session, context, "__clawd.refs.size", 5)
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from clawd.page.refs import resolve_ref
+from clawd.page.snapshot.refs import resolve_ref
 from tests.support.browser import ENV_FLAGS, require_chromium, service_config
 from tests.support.service import RunningService
 

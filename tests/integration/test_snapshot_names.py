@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from clawd.page.refs import resolve_ref
+from clawd.page.snapshot.refs import resolve_ref
 
 
 def chrome_name(resolved) -> str:

@@ -16,7 +16,7 @@ import requests
 
 from clawd.agent.tool import BrowserTool
 from clawd.config.model import VisionConfig
-from clawd.page import vision
+from clawd.page.observe import vision
 from clawd.security.content import END, START
 from tests.support.browser import require_chromium, service_config
 from tests.support.service import RunningService

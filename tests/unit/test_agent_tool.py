@@ -14,7 +14,7 @@ from clawd.agent import render
 from clawd.agent.tool import (ACTIONS, MAX_IMAGE_SIDE, MAX_SNAPSHOT_CHARS, BrowserTool, action_of_tool,
                               parameters_schema, snapshot_query, unwrap)
 from clawd.client import ServiceUnreachable
-from clawd.page.vision import neutralize_media_lines
+from clawd.page.observe.vision import neutralize_media_lines
 from clawd.security.content import END, START, wrap_untrusted
 
 

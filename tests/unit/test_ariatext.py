@@ -1,13 +1,13 @@
-"""The text operations on snapshot text (page/ariatext.py) and the option rules of
-page/snapshot.py, on literal snapshots: no browser."""
+"""The text operations on snapshot text (page/snapshot/ariatext.py) and the option rules of
+page/snapshot/build.py, on literal snapshots: no browser."""
 from __future__ import annotations
 
 import re
 
 import pytest
 
-from clawd.page import ariatext
-from clawd.page.snapshot import DEFAULT_MAX_CHARS, Options
+from clawd.page.snapshot import ariatext
+from clawd.page.snapshot.build import DEFAULT_MAX_CHARS, Options
 
 PAGE = """\
 - navigation "Main" [ref=e1]:

@@ -10,8 +10,9 @@ import pytest
 from clawd import errors
 from clawd.agent.tool import BrowserTool, parameters_schema, snapshot_query
 from clawd.client import Client
-from clawd.page import actions, tracing
-from clawd.page.refs import normalize
+from clawd.page.act import actions
+from clawd.page.observe import tracing
+from clawd.page.snapshot.refs import normalize
 from clawd.server.api.snapshot import as_refs, options_from
 from tests.support.cli import run_cli
 from tests.unit.test_agent_tool import FakeClient

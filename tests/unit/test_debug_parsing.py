@@ -6,7 +6,8 @@ import pytest
 
 from clawd import errors
 from clawd.browser.tab import RingBuffer
-from clawd.page import console, devices, emulation, network, storage
+from clawd.page.observe import console, network
+from clawd.page.state import devices, emulation, storage
 
 
 def test_ring_buffer_keeps_the_newest_and_reports_what_it_dropped():

@@ -1,11 +1,11 @@
-"""The per-tab request tracker behind networkidle and the post-action settle (clawd/page/settle.py),
+"""The per-tab request tracker behind networkidle and the post-action settle (clawd/page/act/settle.py),
 fed Network events by hand."""
 from __future__ import annotations
 
 import threading
 import time
 
-from clawd.page.settle import RequestTracker
+from clawd.page.act.settle import RequestTracker
 
 
 def request(rid: str, url: str = "http://127.0.0.1/x", *, document_of: str | None = None) -> dict:

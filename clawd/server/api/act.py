@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from clawd import errors
-from clawd.page import actions, dialogs, downloads, filechooser
-from clawd.page import input as pinput
+from clawd.page.act import actions, dialogs, downloads, filechooser
+from clawd.page.act import input as pinput
 from clawd.server.routing import Request
 
 HIGHLIGHT_MS = 2000

@@ -1,8 +1,8 @@
 """What the page did: console messages, page errors, requests, response bodies, traces."""
 from __future__ import annotations
 
-from clawd.page import console as page_console
-from clawd.page import network, tracing
+from clawd.page.observe import console as page_console
+from clawd.page.observe import network, tracing
 from clawd.security.content import wrap_untrusted
 from clawd.server.routing import Request
 

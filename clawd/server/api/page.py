@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from clawd import errors
-from clawd.page import capture, vision
-from clawd.page.navigation import navigate as navigate_tab
+from clawd.page.observe import capture, vision
+from clawd.page.state.navigation import navigate as navigate_tab
 from clawd.server.handler import FileResponse
 from clawd.server.routing import Request
 
@@ -21,7 +21,7 @@ def screenshot(req: Request) -> dict:
     if a.get("labels") and a.get("describe"):
         raise errors.InvalidRequest("labels and describe cannot be combined")
     if a.get("labels"):
-        from clawd.page import snapshot   # the labelled screenshot is a snapshot feature
+        from clawd.page.snapshot import build as snapshot   # the labelled screenshot is a snapshot feature
         return snapshot.labelled_screenshot(req, tab)
     clip = None
     if a.get("ref"):
@@ -54,7 +54,7 @@ def _described(req: Request, data: bytes, suffix: str) -> dict:
 
 def _ref_box(tab, ref: str) -> dict:
     try:
-        from clawd.page.refs import resolve_ref
+        from clawd.page.snapshot.refs import resolve_ref
     except ImportError:
         raise errors.InvalidRequest("screenshots by ref need snapshots; take one first") from None
     resolved = resolve_ref(tab, ref)

@@ -3,7 +3,7 @@ settings (what GET / reports for it)."""
 from __future__ import annotations
 
 from clawd import errors
-from clawd.page import emulation
+from clawd.page.state import emulation
 from clawd.server.routing import Request
 
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from clawd import errors
-from clawd.page import axtree, snapshot
-from clawd.page import refs as refstore
+from clawd.page.snapshot import axtree, build as snapshot
+from clawd.page.snapshot import refs as refstore
 from clawd.server.routing import Request
 from clawd.server.validation import as_bool, as_int, as_str, opt
 

@@ -1,7 +1,7 @@
 """Browser state of the current page: cookies, localStorage and sessionStorage."""
 from __future__ import annotations
 
-from clawd.page import storage
+from clawd.page.state import storage
 from clawd.server.routing import Request
 
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from clawd import errors
-from clawd.page import navigation
-from clawd.page.navigation import navigate
+from clawd.page.state import navigation
+from clawd.page.state.navigation import navigate
 from clawd.security.content import wrap_untrusted
 from clawd.server.routing import Request
 

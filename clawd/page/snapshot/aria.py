@@ -1,4 +1,4 @@
-"""The in-page half of snapshots: the aria walker (page/js/*.js) in an isolated world of each
+"""The in-page half of snapshots: the aria walker (page/snapshot/js/*.js) in an isolated world of each
 frame, Chrome's own accessible names for the nodes whose names the walker cannot vouch for,
 closed shadow roots handed to the walker, and the splicing of iframe documents into their
 parent's text.
@@ -27,7 +27,7 @@ _SCRIPT: str | None = None
 def script() -> str:
     global _SCRIPT
     if _SCRIPT is None:
-        files = importlib.resources.files("clawd.page") / "js"
+        files = importlib.resources.files("clawd.page.snapshot") / "js"
         parts = [(files / name).read_text(encoding="utf-8") for name in ("playwright_aria.js", "snapshot.js")]
         _SCRIPT = "(() => {\n" + "\n".join(parts) + "\n})();"
     return _SCRIPT

@@ -10,7 +10,7 @@ import time
 from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
-from clawd.page.capture import backend_node_of
+from clawd.page.observe.capture import backend_node_of
 from clawd.security.paths import confine
 
 SLOT = "filechooser"

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, replace
 
 from clawd import errors
-from clawd.page import aria, ariatext, refs as refstore
+from clawd.page.snapshot import aria, ariatext, refs as refstore
 
 DEFAULT_MAX_CHARS = 80000
 EFFICIENT = {"interactive": True, "compact": True, "depth": 6, "max_chars": 10000}
@@ -311,7 +311,7 @@ def find(tab, options: Options, pattern: str) -> dict:
 
 def labels(service, tab, refs: dict, *, timeout_ms: int = 20000) -> dict:
     """A viewport screenshot with every ref of the main frame outlined and labelled."""
-    from clawd.page import capture
+    from clawd.page.observe import capture
     main = [ref for ref in refs if not ref.startswith("f")]
     frame_skipped = len(refs) - len(main)
     deadline = time.monotonic() + timeout_ms / 1000

@@ -8,7 +8,7 @@ import time
 from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
-from clawd.page.interception import BLOCKED_SLOT
+from clawd.page.observe.interception import BLOCKED_SLOT
 
 DEFAULT_TIMEOUT = 30.0
 ABORTED = "net::ERR_ABORTED"

@@ -10,7 +10,7 @@ import time
 
 from clawd import errors
 from clawd.browser.tab import Tab
-from clawd.page.iostream import copy_stream
+from clawd.page.observe.iostream import copy_stream
 from clawd.security.paths import confine
 
 TRACE_SLOT = "tracing"

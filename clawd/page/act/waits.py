@@ -9,8 +9,8 @@ import time
 
 from clawd import errors
 from clawd.browser.tab import Tab
-from clawd.page import settle
-from clawd.page.dialogs import guarded_call
+from clawd.page.act import settle
+from clawd.page.act.dialogs import guarded_call
 
 CONDITIONS = ("timeMs", "text", "textGone", "selector", "url", "loadState", "fn")
 LOAD_STATES = ("load", "domcontentloaded", "networkidle")

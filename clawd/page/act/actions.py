@@ -1,9 +1,9 @@
 """POST /act: validating an action (every kind, batches), running it on a tab within its timeout,
 letting the page settle, and the response every act answers with (DESIGN.md §8).
 
-Element kinds resolve refs through page/refs.py and use real input (page/input.py); text entry,
-select and fill live in page/forms.py, waits and evaluate in page/waits.py; what modal state (dialogs, downloads) adds to a response comes
-from page/dialogs.py and page/downloads.py."""
+Element kinds resolve refs through page/snapshot/refs.py and use real input (page/act/input.py); text entry,
+select and fill live in page/act/forms.py, waits and evaluate in page/act/waits.py; what modal state (dialogs, downloads) adds to a response comes
+from page/act/dialogs.py and page/act/downloads.py."""
 from __future__ import annotations
 
 import re
@@ -13,8 +13,10 @@ from typing import Any, Callable
 
 from clawd import errors
 from clawd.browser.tab import Tab
-from clawd.page import dialogs, downloads, forms, input as pinput, interception, keys, navigation, settle, waits
-from clawd.page.dialogs import DialogOpened, guarded_call
+from clawd.page.act import dialogs, downloads, forms, input as pinput, keys, settle, waits
+from clawd.page.observe import interception
+from clawd.page.state import navigation
+from clawd.page.act.dialogs import DialogOpened, guarded_call
 from clawd.server.validation import as_bool, as_int, as_list, as_number, as_object, as_str
 
 MIN_TIMEOUT_MS, MAX_TIMEOUT_MS = 500, 60000
@@ -220,7 +222,7 @@ class Context:
 
     def element(self, ref: str, deadline: float) -> pinput.Element:
         if self._resolve_ref is None:
-            from clawd.page.refs import resolve_ref
+            from clawd.page.snapshot.refs import resolve_ref
             self._resolve_ref = resolve_ref
         resolved = self._resolve_ref(self.tab, ref)
         return pinput.element_for(self.tab, resolved, deadline)

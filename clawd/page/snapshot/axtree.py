@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from clawd import errors
-from clawd.page import refs as refstore
+from clawd.page.snapshot import refs as refstore
 
 
 def take(tab, options) -> dict:

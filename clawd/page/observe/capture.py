@@ -11,7 +11,7 @@ import weakref
 
 from clawd import errors
 from clawd.browser.tab import Tab
-from clawd.page.iostream import copy_stream
+from clawd.page.observe.iostream import copy_stream
 
 MAX_SIDE = 2000
 MAX_BYTES = 5 * 1024 * 1024

@@ -2,7 +2,7 @@
 turning a ref back into a live node for actions, screenshots and highlights.
 
 A ref is bound to the element itself: the page side keeps ref -> element for the latest snapshot
-of its document (page/js/snapshot.js). Numbers are never reused within a tab, so a ref from an
+of its document (page/snapshot/js/snapshot.js). Numbers are never reused within a tab, so a ref from an
 older document can never land on another element: it answers REF_STALE.
 
 A snapshot taken with refs=role (OpenClaw's role refs, DESIGN.md §17) keeps that binding, and when
@@ -121,7 +121,7 @@ class _Removed(errors.RefStale):
 def _by_role(tab, frame: FrameRefs, ref: str, info: dict) -> int:
     """A role ref whose element a re-render replaced: the element that has its role, name and nth
     now (snapshot.py walks the frame again without touching the refs of the latest snapshot)."""
-    from clawd.page import snapshot   # snapshot imports refs; the cycle is only at call time
+    from clawd.page.snapshot import build as snapshot   # snapshot imports refs; the cycle is only at call time
     found = snapshot.find_by_role(tab, frame, info["prefix"], info["role"], info["name"], info.get("nth") or 0)
     if found is None:
         nth = f" (nth={info['nth']})" if info.get("nth") else ""
@@ -131,7 +131,7 @@ def _by_role(tab, frame: FrameRefs, ref: str, info: dict) -> int:
 
 
 def _live_backend_id(frame: FrameRefs, ref: str) -> int:
-    from clawd.page import aria   # aria imports nothing of refs; the cycle is only at call time
+    from clawd.page.snapshot import aria   # aria imports nothing of refs; the cycle is only at call time
     try:
         context = aria.world(frame.session, frame.frame_id, 5.0)
         result = frame.session.call("Runtime.evaluate", {

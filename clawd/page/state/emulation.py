@@ -14,8 +14,8 @@ import weakref
 from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
-from clawd.page import devices
-from clawd.page.interception import CREDENTIALS_SLOT
+from clawd.page.state import devices
+from clawd.page.observe.interception import CREDENTIALS_SLOT
 
 SLOT = "emulation"
 COLOR_SCHEMES = ("dark", "light", "no-preference", "none")

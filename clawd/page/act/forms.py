@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from clawd import errors
-from clawd.page import input as pinput, keys
+from clawd.page.act import input as pinput, keys
 from clawd.server.validation import as_bool
 
 E = errors.ActInvalidRequest

@@ -1,6 +1,6 @@
 """The key definitions table (a US keyboard): what `Input.dispatchKeyEvent` needs for a key name
 (`key`, `code`, `windowsVirtualKeyCode`, `text`), modifier bits, and parsing chords such as
-`Control+A` or `Shift+Tab`. No CDP calls here; page/input.py sends the events."""
+`Control+A` or `Shift+Tab`. No CDP calls here; page/act/input.py sends the events."""
 from __future__ import annotations
 
 import string

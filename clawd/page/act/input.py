@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
-from clawd.page import keys
-from clawd.page.dialogs import guarded_call
+from clawd.page.act import keys
+from clawd.page.act.dialogs import guarded_call
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4}
 _GENERIC_ROLES = {"generic", "none", "StaticText", "InlineTextBox", "LineBreak", "presentation", ""}

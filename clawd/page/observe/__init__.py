@@ -1,0 +1,1 @@
+"""Watching a page: console, network, request interception, traces, screenshots and PDFs, vision."""

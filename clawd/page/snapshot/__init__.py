@@ -1,0 +1,1 @@
+"""Reading a page: the aria walker (js/), its text, the accessibility tree, refs."""

@@ -1,0 +1,1 @@
+"""A page's settings and state: emulation, device presets, storage, navigation."""
