@@ -14,6 +14,8 @@ import socket
 import threading
 import time
 
+from clawd.deadline import remaining
+
 CHUNK = 256 * 1024     # one recv; big replies (screenshots) arrive in a few of these
 OP_CONTINUATION, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
 
@@ -129,7 +131,7 @@ class WebSocketTransport:
             message = self._next_message()
             if message is not None:
                 return message
-            if not (self._ssl_pending() or self._readable(_left(deadline))):
+            if not (self._ssl_pending() or self._readable(remaining(deadline))):
                 raise TimeoutError("no message within the deadline")
             got = self._sock.recv_into(self._chunk)
             if not got:
@@ -199,5 +201,3 @@ def client_frame(opcode: int, payload: bytes) -> bytes:
     return header + key + masked
 
 
-def _left(deadline: float | None) -> float | None:
-    return None if deadline is None else max(0.0, deadline - time.monotonic())

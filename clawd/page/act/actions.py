@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from clawd import errors
+from clawd import errors, ref_syntax
 from clawd.browser.tab import Tab
 from clawd.page.act import dialogs, downloads, forms, input as pinput, keys, settle, waits
 from clawd.page.observe import interception
@@ -22,7 +22,6 @@ from clawd.server.validation import as_bool, as_int, as_list, as_number, as_obje
 MIN_TIMEOUT_MS, MAX_TIMEOUT_MS = 500, 60000
 MAX_BATCH, MAX_DEPTH = 100, 5
 E = errors.ActInvalidRequest
-REF_PATTERN = re.compile(r"^\[?(?:@|ref=)?(?:(?:f\d+)?e\d+|ax\d+|\d+)\]?$")   # bare 12 is e12 (§17)
 _CSS_HINT = re.compile(r"[#.\[\]:>~+*()=\"' ]|^[a-zA-Z]+$")
 
 
@@ -39,7 +38,7 @@ def _timeout(v, f): return min(MAX_TIMEOUT_MS, max(MIN_TIMEOUT_MS, as_int(v, f, 
 
 def _ref(v, f):
     ref = as_str(v, f, error=E).strip()
-    if not REF_PATTERN.match(ref) and _CSS_HINT.search(ref):
+    if not ref_syntax.is_ref(ref) and _CSS_HINT.search(ref):
         raise errors.ActSelectorUnsupported(
             f"{f}: {ref!r} looks like a CSS selector; actions take refs (e12) from GET /snapshot")
     return ref

@@ -11,6 +11,7 @@ import weakref
 
 from clawd import errors
 from clawd.browser.tab import Tab
+from clawd.deadline import remaining
 from clawd.page.observe.iostream import copy_stream
 
 MAX_SIDE = 2000
@@ -56,8 +57,8 @@ def _capture(tab: Tab, params: dict, timeout: float) -> bytes:
     if not lock.acquire(timeout=timeout):
         raise errors.CdpTimeout(f"screenshots of other tabs held tab {tab.tab_id} back for {timeout:g} s")
     try:
-        tab.session.call("Page.bringToFront", timeout=_left(deadline))
-        answer = tab.session.call("Page.captureScreenshot", params, timeout=_left(deadline))
+        tab.session.call("Page.bringToFront", timeout=remaining(deadline, at_least=0.1))
+        answer = tab.session.call("Page.captureScreenshot", params, timeout=remaining(deadline, at_least=0.1))
     finally:
         lock.release()
     return base64.b64decode(answer["data"])
@@ -73,10 +74,6 @@ def _capture_lock(tab: Tab) -> threading.Lock:
     owner = tab.owner if tab.owner is not None else tab
     with _LOCKS_GUARD:
         return _CAPTURE_LOCKS.setdefault(owner, threading.Lock())
-
-
-def _left(deadline: float) -> float:
-    return max(0.1, deadline - time.monotonic())
 
 
 def _scale_for(box: dict, max_side: int = MAX_SIDE) -> float:

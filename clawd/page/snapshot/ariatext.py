@@ -6,12 +6,14 @@ import re
 import urllib.parse
 from dataclasses import dataclass
 
+from clawd import ref_syntax
+
 TRUNCATION_MARKER = "\n\n[...TRUNCATED - page too large]"
 INTERACTIVE_ROLES = frozenset({
     "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
     "textbox", "treeitem", "iframe"})
-_REF = re.compile(r"\[ref=([a-z0-9]+)\]")
+_REF = ref_syntax.IN_TEXT
 _ROLE = re.compile(r"^\s*- '?([a-z]+)")
 _NAME = re.compile(r'^\s*- \'?[a-z]+ ("(?:[^"\\]|\\.)*")')
 

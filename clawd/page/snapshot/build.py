@@ -8,8 +8,10 @@ import threading
 import time
 from dataclasses import dataclass, replace
 
-from clawd import errors
-from clawd.page.snapshot import aria, ariatext, refs as refstore
+from clawd import errors, ref_syntax
+from clawd.deadline import remaining
+from clawd.page.snapshot import aria, ariatext
+from clawd.page.snapshot import refs as refstore
 
 DEFAULT_MAX_CHARS = 80000
 EFFICIENT = {"interactive": True, "compact": True, "depth": 6, "max_chars": 10000}
@@ -155,7 +157,8 @@ def _wrap(text: str) -> str:
 
 # -- frames ---------------------------------------------------------------------------------------
 def _left(deadline: float) -> float:
-    left = deadline - time.monotonic()
+    """Seconds left for the snapshot; none left is its timeout."""
+    left = remaining(deadline)
     if left <= 0:
         raise errors.RequestTimeout("the snapshot did not finish within timeoutMs")
     return left
@@ -171,7 +174,7 @@ def _root_target(tab, opts: Options, store, deadline: float) -> Target:
     main = Target(tab.session, _main_frame_id(tab.session, deadline), "")
     if not opts.frame:
         return main
-    if re.fullmatch(r"(?:@|ref=)?(?:(?:f\d+)?e)?\d+", opts.frame):    # a ref; bare 12 too (no CSS is a number)
+    if ref_syntax.CANONICAL.match(ref_syntax.normalize(opts.frame)) and "ax" not in opts.frame:   # else CSS
         resolved = refstore.resolve_ref(tab, opts.frame)
         if resolved.role != "iframe":
             raise errors.InvalidRequest(f"frame={opts.frame} is a {resolved.role}, not an iframe")

@@ -11,15 +11,13 @@ on the element that now has its role, name and nth among equals, as Playwright's
 """
 from __future__ import annotations
 
-import re
 import threading
 from dataclasses import dataclass, field
 
 from clawd import errors
 from clawd.cdp.session import Session
+from clawd.ref_syntax import CANONICAL, normalize
 
-_REF = re.compile(r"^(?:(f\d+)?e(\d+)|ax(\d+))$")
-_BARE = re.compile(r"^\d+$")
 STALE_HINT = "take a new snapshot"
 MODES = ("aria", "role")    # refs=aria: bound to the element; refs=role: re-found by role + name + nth
 
@@ -77,20 +75,10 @@ def store(tab) -> RefStore:
     return tab.slot("refs", RefStore)
 
 
-def normalize(ref: str) -> str:
-    """Accept `e12`, `@e12`, `ref=e12`, `[ref=e12]`, `f1e3`, `ax12`, and bare `12` for `e12`
-    (OpenClaw's numeric refs, DESIGN.md §17)."""
-    text = (ref or "").strip().strip("[]")
-    if text.startswith("ref="):
-        text = text[4:]
-    text = text.lstrip("@")
-    return "e" + text if _BARE.match(text) else text
-
-
 def resolve_ref(tab, ref: str) -> ResolvedRef:
     """The live node behind `ref`; RefUnknown (404) or RefStale (409) otherwise."""
     name = normalize(ref)
-    found = _REF.match(name)
+    found = CANONICAL.match(name)
     if not found:
         raise errors.RefUnknown(f"{ref!r} is not a ref (refs look like e12, 12, f1e3 or ax12)")
     refs = store(tab)

@@ -1,0 +1,36 @@
+"""The two leaf modules every layer shares: what a ref looks like, and how long is left."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from clawd import deadline, ref_syntax
+
+
+@pytest.mark.parametrize("written, canonical", [
+    ("e12", "e12"), ("@e12", "e12"), ("ref=e12", "e12"), ("[ref=e12]", "e12"), (" e12 ", "e12"),
+    ("12", "e12"), ("@12", "e12"), ("ref=12", "e12"), ("[ref=12]", "e12"),
+    ("f1e3", "f1e3"), ("@f1e3", "f1e3"), ("ax7", "ax7"),
+])
+def test_every_written_form_of_a_ref_has_one_canonical_form(written, canonical):
+    assert ref_syntax.normalize(written) == canonical and ref_syntax.is_ref(written)
+
+
+@pytest.mark.parametrize("text", ["#12", "button", "e1x", "f1", "ax", "", "e-1", "div > a", "12px"])
+def test_what_is_not_a_ref_is_not_one(text):
+    assert not ref_syntax.is_ref(text)
+
+
+def test_refs_are_found_in_snapshot_text():
+    assert ref_syntax.IN_TEXT.findall('- button "OK" [ref=e6]\n- iframe [ref=e8]:\n  - link [ref=f1e2]') == \
+        ["e6", "e8", "f1e2"]
+
+
+def test_remaining_counts_down_has_a_floor_and_none_means_no_deadline():
+    soon = deadline.at(10.0)
+    assert 9.0 < deadline.remaining(soon) <= 10.0
+    past = time.monotonic() - 1
+    assert deadline.remaining(past) == 0.0 and deadline.remaining(past, at_least=0.1) == 0.1
+    assert deadline.passed(past) and not deadline.passed(soon)
+    assert deadline.remaining(None) is None
