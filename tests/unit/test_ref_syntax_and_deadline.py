@@ -34,3 +34,12 @@ def test_remaining_counts_down_has_a_floor_and_none_means_no_deadline():
     assert deadline.remaining(past) == 0.0 and deadline.remaining(past, at_least=0.1) == 0.1
     assert deadline.passed(past) and not deadline.passed(soon)
     assert deadline.remaining(None) is None
+
+
+def test_a_tab_answer_leads_with_ok_and_the_tabs_two_ids():
+    from clawd.server.answers import tab_answer
+
+    class Tab:
+        target_id, tab_id = "AB12", "t3"
+    assert list(tab_answer(Tab(), url="u", title="t").items()) == [
+        ("ok", True), ("targetId", "AB12"), ("tabId", "t3"), ("url", "u"), ("title", "t")]
