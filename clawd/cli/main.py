@@ -7,22 +7,18 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import subprocess
 import sys
-import time
-import urllib.parse
-from typing import Callable, Sequence, TextIO
+from typing import Sequence, TextIO
 
 from clawd import errors
+from clawd.cli import autostart
 from clawd.cli.commands import Invocation, UsageError
 from clawd.cli.credentials import attach_secret_values, secret_from_file
 from clawd.cli.parser import build_parser
-from clawd.client import Client, ServiceUnreachable, is_loopback_url
+from clawd.client import Client, ServiceUnreachable
 from clawd.config.model import Config
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_NOT_FOUND, EXIT_TIMEOUT = range(6)
-AUTOSTART_WAIT_S = 20.0
-_POLL_S = 0.2
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
@@ -58,8 +54,8 @@ def _silence(stream: TextIO) -> None:
 
 
 def _dispatch(inv: Invocation) -> int:
-    if inv.args.needs_service and _autostart_wanted(inv):
-        if ensure_service(inv.client, lambda: launch_service(inv)):
+    if inv.args.needs_service and autostart.wanted(inv):
+        if autostart.ensure_for(inv):
             del inv.client   # built before the new service wrote $CLAWD_HOME/auth-token: read it now
     return inv.args.func(inv) or EXIT_OK
 
@@ -110,56 +106,3 @@ def server_url(host: str, port: int) -> str:
     if ":" in host:
         host = f"[{host}]"
     return f"http://{host}:{port}"
-
-
-# -- autostart --------------------------------------------------------------------------------------
-def _autostart_wanted(inv: Invocation) -> bool:
-    if inv.args.autostart is not None:
-        return inv.args.autostart
-    return inv.config.cli.autostart
-
-
-def ensure_service(client: Client, launch: Callable[[], subprocess.Popen], *,
-                   wait_s: float = AUTOSTART_WAIT_S) -> bool:
-    """Start a local service when a loopback control URL does not answer; return once `GET /` does.
-    True when this call started it."""
-    if not is_loopback_url(client.url) or _answers(client):
-        return False
-    process = launch()
-    deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline:
-        if _answers(client):
-            return True
-        if process.poll() is not None:
-            raise ServiceUnreachable(f"`clawd-browser serve` exited with status {process.returncode} "
-                                     f"before answering at {client.url}")
-        time.sleep(_POLL_S)
-    raise ServiceUnreachable(f"started `clawd-browser serve`, but {client.url} did not answer "
-                             f"within {wait_s:g} s")
-
-
-def _answers(client: Client) -> bool:
-    try:
-        client.request("GET", "/", timeout=2.0)
-    except ServiceUnreachable:
-        return False
-    except errors.ClawdError:    # 401 or a slow answer still means something listens
-        return True
-    return True
-
-
-def launch_service(inv: Invocation) -> subprocess.Popen:
-    """`clawd-browser serve` detached, on the control URL's host and port, with the same --config.
-
-    Its output goes to $CLAWD_HOME/autostart.log: a detached service has no terminal to complain to.
-    """
-    parts = urllib.parse.urlsplit(inv.client.url)
-    cmd = [sys.executable, "-m", "clawd"]
-    if inv.args.config:
-        cmd += ["--config", inv.args.config]
-    cmd += ["serve", "--host", parts.hostname or "127.0.0.1", "--port", str(parts.port or 80)]
-    home = inv.config.home
-    home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with open(home / "autostart.log", "ab") as log:
-        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                start_new_session=True, close_fds=True)

@@ -1,13 +1,56 @@
-"""The HTTP server: a ThreadingHTTPServer carrying the service and the router."""
+"""The HTTP server: a ThreadingHTTPServer carrying the service, the router, and the requests in
+flight, so that whoever stops it (daemon.py) can drain it in order."""
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
+import time
 from http.server import ThreadingHTTPServer
 
 from clawd.server.handler import Handler
 from clawd.server.routes import ROUTES
 from clawd.server.routing import Router
 from clawd.server.service import Service
+
+
+class InFlight:
+    """The requests being handled right now, so shutdown can wait for them and answer the
+    stragglers."""
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._running: dict[int, object] = {}
+        self._ids = iter(range(1, 1 << 62))
+
+    @contextlib.contextmanager
+    def track(self, request: object):
+        with self._cond:
+            key = next(self._ids)
+            self._running[key] = request
+        try:
+            yield
+        finally:
+            with self._cond:
+                del self._running[key]
+                self._cond.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._running:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(left)
+            return True
+
+    def requests(self) -> list:
+        with self._cond:
+            return list(self._running.values())
+
+    def describe(self) -> list[str]:
+        return [str(request) for request in self.requests()]
 
 
 class ClawdServer(ThreadingHTTPServer):
@@ -18,6 +61,8 @@ class ClawdServer(ThreadingHTTPServer):
     def __init__(self, service: Service, host: str, port: int):
         self.service = service
         self.router = Router(ROUTES)
+        self.in_flight = InFlight()          # every Handler registers here while it runs
+        self.draining = threading.Event()    # set: each connection closes after its answer
         if ":" in host:
             self.address_family = socket.AF_INET6
         super().__init__((host, port), Handler)
@@ -25,3 +70,11 @@ class ClawdServer(ThreadingHTTPServer):
     @property
     def port(self) -> int:
         return self.server_address[1]
+
+    def drain(self) -> None:
+        """Stop taking requests: the accept loop ends (call it from another thread than
+        serve_forever's), new connections are refused instead of queueing unanswered, and the
+        ones open close after the answer they are working on."""
+        self.draining.set()
+        self.shutdown()
+        self.socket.close()

@@ -7,6 +7,7 @@ import logging
 import re
 import shutil
 import socket
+import threading
 import time
 import urllib.parse
 from email.utils import formatdate
@@ -35,6 +36,9 @@ class FileResponse:
 
 
 class Handler(BaseHTTPRequestHandler):
+    """One connection's requests, each answered exactly once: by its endpoint, or by the server
+    giving up on it (`answer_instead`, at shutdown). Its server carries the service, the router,
+    the requests in flight and whether it is draining (server/app.py)."""
     protocol_version = "HTTP/1.1"   # keep-alive: a client reuses its connection
     server_version = f"clawd/{__version__}"
 
@@ -42,6 +46,7 @@ class Handler(BaseHTTPRequestHandler):
     # the email package, the largest part of a request's CPU in a profile of GET /tabs (30 us
     # to parse and read a request's headers there, 7 us here).
     def parse_request(self) -> bool:
+        self._answered = False
         self.command = None
         self.request_version = self.default_request_version
         self.close_connection = True
@@ -76,6 +81,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def setup(self):
         super().setup()
+        self._answer_lock = threading.Lock()   # the endpoint's answer against shutdown's
+        self._answered = False
         # headers and body leave in one write below; without NODELAY a keep-alive client still
         # waits out the delayed ACK (about 40 ms a request here)
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -96,6 +103,13 @@ class Handler(BaseHTTPRequestHandler):
         self._handle("PATCH")
 
     def _handle(self, method: str) -> None:
+        server = self.server
+        if server.draining.is_set():
+            self.close_connection = True   # answer this one, then let the client go
+        with server.in_flight.track(self):
+            self._serve(method)
+
+    def _serve(self, method: str) -> None:
         started = time.perf_counter()
         service = self.server.service
         url = urllib.parse.urlsplit(self.path)
@@ -122,8 +136,7 @@ class Handler(BaseHTTPRequestHandler):
             log.exception("unexpected error in %s %s", method, url.path)
             status, result = 500, {"error": "internal error; see the service log", "code": "INTERNAL"}
         try:
-            self._answer(status, result)
-            if status == errors.BodyTooLarge.http_status:
+            if self._answer(status, result) and status == errors.BodyTooLarge.http_status:
                 self._linger()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
@@ -157,7 +170,34 @@ class Handler(BaseHTTPRequestHandler):
             raise errors.BodyTooLarge(f"request body of {length} bytes is over the {_size(limit)} limit")
         return self.rfile.read(length)
 
-    def _answer(self, status: int, result) -> None:
+    def answer_instead(self, exc: errors.ClawdError, timeout: float = 0.5) -> bool:
+        """Answer the request still running with `exc` and close the connection, unless it has
+        its answer already: for a server that gives up on it (shutdown), so the client gets a
+        code rather than a dropped connection. The endpoint's answer, if it comes, is dropped."""
+        if not self._answer_lock.acquire(timeout=timeout):
+            return False     # the endpoint is writing its answer right now
+        try:
+            if self._answered:
+                return False
+            self._answered = True
+            self.close_connection = True
+            self._write(exc.http_status, exc.to_dict())
+            return True
+        except OSError:
+            return False
+        finally:
+            self._answer_lock.release()
+
+    def _answer(self, status: int, result) -> bool:
+        """Write the answer unless the request has one already; False when it had."""
+        with self._answer_lock:
+            if self._answered:
+                return False
+            self._answered = True
+            self._write(status, result)
+            return True
+
+    def _write(self, status: int, result) -> None:
         if isinstance(result, FileResponse):
             self._send_file(result)
             return
@@ -197,6 +237,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format, *args):   # the access line above replaces http.server's
         pass
+
+    def __str__(self) -> str:
+        return f"{self.command} {self.path}"
 
 
 class Headers:

@@ -8,7 +8,7 @@ import types
 
 import pytest
 
-from clawd.cli.main import ensure_service
+from clawd.cli.autostart import ensure_service
 from clawd.cli.parser import build_parser
 from clawd.client import Client, ServiceUnreachable
 from tests.support.cli import Ran, run_cli

@@ -1,20 +1,27 @@
 """daemon.py and log.py without a subprocess: sd_notify over a real datagram socket, the journal
-and file log handlers, and a reload that is refused or applied."""
+and file log handlers, a reload that is refused or applied, and requests served by the daemon's
+server through the production request handler."""
 from __future__ import annotations
 
 import dataclasses
 import logging
 import os
+import contextlib
 import signal
 import socket
 import sys
 import tempfile
+import threading
 
 import pytest
+import requests
 
 from clawd import daemon, errors, log as clawd_log
 from clawd.config.loader import config_from_data
 from clawd.config.model import ProfileConfig
+from clawd.server.app import ClawdServer, InFlight
+from clawd.server.handler import Handler
+from clawd.server.routing import Router, route
 from tests.support.browser import free_port
 
 
@@ -113,7 +120,7 @@ def test_reload_keeps_what_needs_a_restart_and_refuses_a_new_default_profile(tmp
 
 
 def test_in_flight_waits_for_requests_and_names_the_stragglers():
-    in_flight = daemon.InFlight()
+    in_flight = InFlight()
     assert in_flight.wait_idle(0.01)
     with in_flight.track("POST /navigate"):
         assert not in_flight.wait_idle(0.05)
@@ -155,11 +162,6 @@ def test_stderr_log_has_journal_priorities_only_when_stderr_is_the_journal(tmp_p
 
 
 def test_shutdown_answers_a_request_stuck_past_the_budget_with_503_shutting_down(tmp_path, caplog):
-    import threading
-
-    import requests
-
-    from clawd.server.routing import Router, route
     stuck, release = threading.Event(), threading.Event()
 
     def blocking(_request):
@@ -191,3 +193,52 @@ def test_shutdown_answers_a_request_stuck_past_the_budget_with_503_shutting_down
     assert answer["r"].json()["code"] == "SHUTTING_DOWN"
     assert gave_up == []
     assert "GET /block did not finish in time: answered 503 SHUTTING_DOWN" in caplog.text
+
+
+@contextlib.contextmanager
+def _serving(tmp_path, routes=()):
+    """A built daemon whose server answers `routes` on a thread (no signals, no shutdown)."""
+    d = daemon.Daemon(_config(tmp_path), env={})
+    d.build()
+    if routes:
+        d.server.router = Router(list(routes))
+    threading.Thread(target=d.server.serve_forever, kwargs={"poll_interval": 0.05},
+                     daemon=True).start()
+    try:
+        yield d
+    finally:
+        d.server.shutdown()
+        d.server.server_close()
+
+
+def test_the_daemon_serves_requests_through_the_production_handler(tmp_path):
+    seen = []
+
+    def endpoint(_request):
+        seen.extend(type(running) for running in d.server.in_flight.requests())
+        return {"ok": True}
+    with _serving(tmp_path, [route("GET", "/seen", endpoint)]) as d:
+        answer = requests.get(f"http://127.0.0.1:{d.server.port}/seen", timeout=10,
+                              headers={"Authorization": f"Bearer {d.service.auth.token}"})
+    assert answer.status_code == 200 and seen == [Handler]
+    assert type(d.server) is ClawdServer and d.server.RequestHandlerClass is Handler
+
+
+def test_the_daemon_answers_a_malformed_request_line_with_400(tmp_path):
+    with _serving(tmp_path) as d, socket.create_connection(("127.0.0.1", d.server.port),
+                                                            timeout=10) as sock:
+        sock.sendall(b"GET / HTTP/2.0\r\n\r\n")
+        head = sock.makefile("rb").readline()
+    assert head.startswith(b"HTTP/1.1 400 ")
+
+
+def test_a_draining_server_answers_a_kept_alive_connection_once_more_then_closes_it(tmp_path):
+    with _serving(tmp_path, [route("GET", "/ok", lambda _request: {"ok": True})]) as d, \
+            requests.Session() as session:
+        session.headers["Authorization"] = f"Bearer {d.service.auth.token}"
+        url = f"http://127.0.0.1:{d.server.port}/ok"
+        first = session.get(url, timeout=10)
+        d.server.draining.set()
+        last = session.get(url, timeout=10)
+    assert "Connection" not in first.headers
+    assert last.status_code == 200 and last.headers["Connection"] == "close"

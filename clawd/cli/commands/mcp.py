@@ -6,6 +6,7 @@ cli.autostart) a local service is started when it does not answer, now and whene
 from __future__ import annotations
 
 from clawd import log
+from clawd.cli import autostart
 from clawd.cli.commands import Invocation
 
 
@@ -16,7 +17,7 @@ def mcp(inv: Invocation) -> int:
         return 1
     # stdout is the protocol's: everything else goes to stderr, warnings only
     log.configure("warning", stream=inv.stderr)
-    revive = _reviver(inv) if _autostart_wanted(inv) else None
+    revive = _reviver(inv) if autostart.wanted(inv) else None
     if revive is not None:
         _try_start(inv, revive)
     runner = mcp_server.ToolRunner(browser_tool(inv), revive=revive)
@@ -31,18 +32,10 @@ def browser_tool(inv: Invocation):
     return BrowserTool(inv.client, nodes=inv.config.nodes, uploads=StateLayout(inv.config.home).uploads)
 
 
-def _autostart_wanted(inv: Invocation) -> bool:
-    if inv.args.autostart is not None:
-        return inv.args.autostart
-    return inv.config.cli.autostart
-
-
 def _reviver(inv: Invocation):
     """A fresh tool on a service that answers: started when it does not (loopback URLs only)."""
-    from clawd.cli.main import ensure_service, launch_service
-
     def revive():
-        if ensure_service(inv.client, lambda: launch_service(inv)):
+        if autostart.ensure_for(inv):
             inv.client.close()
             del inv.client      # a new service wrote a new $CLAWD_HOME/auth-token: read it again
         return browser_tool(inv)

@@ -1,5 +1,7 @@
 // Vendored from Playwright 1.65 (packages/isomorphic/{stringUtils,yaml,ariaSnapshotRenderer}.ts,
 // packages/injected/src/{ariaSnapshotDistiller,domUtils,roleUtils,ariaSnapshot}.ts),
+// as bundled in npm playwright-core 1.65.1 (tag v1.65.1): UPSTREAM.txt says what and how,
+// and lists the local changes (marked "clawd:").
 // Copyright (c) Microsoft Corporation, Apache License 2.0 (http://www.apache.org/licenses/LICENSE-2.0).
 // Used so that clawd's aria text reads exactly as Playwright's; clawd's own glue is in snapshot.js.
 // Evaluated once per isolated world; defines the functions snapshot.js calls.
