@@ -17,8 +17,6 @@ log = logging.getLogger("clawd.browser")
 
 ATTACH_TIMEOUT = 10.0
 CLOSE_TIMEOUT = 5.0
-# set once the renderer has answered every tab hook's command on the tab's own session
-INSTRUMENTED_SLOT = "browser.instrumented"
 
 
 class TabHook(Protocol):
@@ -76,7 +74,6 @@ class Browser:
         tab.owner = self
         session.on("Target.attachedToTarget", lambda p: self._on_child_attached(tab, session, p))
         session.on("Target.detachedFromTarget", lambda p: tab.remove_child(p.get("targetId", "")))
-        tab.slots[INSTRUMENTED_SLOT] = threading.Event()
         self._instrument(tab, session, child=False, waiting=params.get("waitingForDebugger", False))
         with self._changed:
             self._tabs[tab.target_id] = tab
@@ -98,7 +95,7 @@ class Browser:
         """Every hook's commands are sent, then the target resumed, then the replies collected
         off the event thread (a paused target's first requests need this thread to be judged).
         The tab's own session marks the tab instrumented once they are in (see use())."""
-        done = None if child else tab.slots.get(INSTRUMENTED_SLOT)
+        done = None if child else tab.instrumented
         pipelined = PipelinedSession(session)
         try:
             pipelined.call("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
@@ -150,10 +147,8 @@ class Browser:
                 hook.detach(tab)
             except Exception:
                 log.exception("releasing %s failed", tab.tab_id)
-        ready = tab.slots.get(INSTRUMENTED_SLOT)
-        if ready is not None:
-            ready.set()   # whoever waits for the hooks learns the tab is gone instead
-        tab.slots.clear()
+        tab.instrumented.set()   # whoever waits for the hooks learns the tab is gone instead
+        tab.state.clear()
         tab.closed.set()
         for session_id in [tab.session.session_id] + [s.session_id for s in tab.child_sessions().values()]:
             self.connection.events.forget_session(session_id)
@@ -201,8 +196,7 @@ class Browser:
         of 50 fresh starts: bench/first_request.py). Once answered, the renderer has the domains
         on and Chromium carries them into a renderer a navigation swaps in: none missed since.
         Paused targets are resumed before this (a noopener popup answers only then)."""
-        ready = tab.slots.get(INSTRUMENTED_SLOT)
-        if ready is not None and not ready.wait(timeout):
+        if not tab.instrumented.wait(timeout):
             log.warning("tab %s: its renderer did not answer the tab hooks within %g s; what it does "
                         "now may go unrecorded", tab.tab_id, timeout)
 

@@ -1,15 +1,70 @@
 """Per-tab state: identity (stable id, label, raw target), its CDP session and those of its
-out-of-process iframes, and `slots` where page/ modules keep their per-tab state (ring buffers,
-refs, dialogs, downloads). Everything here is freed when the tab closes."""
+out-of-process iframes, and `state`: what each page/ concern keeps per tab (refs, buffers,
+dialogs, emulation), an object of the concern's own class found by the typed key the concern
+declares. Everything here is freed when the tab closes."""
 from __future__ import annotations
 
 import collections
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Generic, TypeVar
 
 from clawd import errors
 from clawd.cdp.session import Session
+
+T = TypeVar("T")
+
+
+class StateKey(Generic[T]):
+    """The typed name of one concern's per-tab state, declared in the page/ module that owns it,
+    next to the state's class: `DIALOGS = StateKey("dialogs", lambda tab: DialogState())`.
+    `make` builds the state for a tab on first use. (browser/ never imports page/: the key
+    carries the type, so the Tab need not know it.)"""
+
+    __slots__ = ("name", "make")
+
+    def __init__(self, name: str, make: Callable[[Tab], T]):
+        self.name = name
+        self.make = make
+
+    def __repr__(self) -> str:
+        return f"StateKey({self.name!r})"
+
+
+class TabState:
+    """A tab's per-concern state by StateKey: `tab.state[DIALOGS]` is that tab's DialogState.
+    Made on first use, once even when the event thread and a request ask at once; each state
+    object guards its own fields where threads share them."""
+
+    def __init__(self, tab: Tab):
+        self._tab = tab
+        self._values: dict[StateKey, Any] = {}
+        self._lock = threading.Lock()
+        self._freed = False
+
+    def __getitem__(self, key: StateKey[T]) -> T:
+        with self._lock:
+            found = self._values.get(key)
+            if found is None:
+                found = key.make(self._tab)
+                if not self._freed:   # a late event of a closed tab gets state nobody keeps
+                    self._values[key] = found
+            return found
+
+    def peek(self, key: StateKey[T]) -> T | None:
+        """The state when the concern made it, else None (readers that must not make it)."""
+        with self._lock:
+            return self._values.get(key)
+
+    def pop(self, key: StateKey[T]) -> T | None:
+        with self._lock:
+            return self._values.pop(key, None)
+
+    def clear(self) -> None:
+        """Free everything (the tab closed); nothing made later is kept."""
+        with self._lock:
+            self._values.clear()
+            self._freed = True
 
 
 class Tab:
@@ -26,18 +81,15 @@ class Tab:
         self.label: str | None = None
         self.created = time.monotonic()
         self.last_used = self.created
-        self.slots: dict[str, Any] = {}
+        self.state = TabState(self)
+        # set by the Browser once the renderer answered every tab hook's command (or the tab
+        # closed): see Browser.use()
+        self.instrumented = threading.Event()
         self.crashed = False
         self.quarantined: str | None = None   # why, when the tab was closed for policy
         self.closed = threading.Event()
         self._children: dict[str, Session] = {}
         self._lock = threading.Lock()
-
-    def slot(self, name: str, make: Callable[[], Any]) -> Any:
-        """The per-tab state a page/ module keeps under `name`, made on first use (once, even
-        when two threads ask at once)."""
-        found = self.slots.get(name)
-        return found if found is not None else self.slots.setdefault(name, make())
 
     # -- child targets (out-of-process iframes) ------------------------------------------------
     def child_sessions(self) -> dict[str, Session]:

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from clawd.browser.tab import TabState
 from clawd import errors
 from clawd.agent.tool import BrowserTool, parameters_schema, snapshot_query
 from clawd.client import Client
@@ -90,7 +91,7 @@ class FakeTab:
     tab_id = "t1"
 
     def __init__(self):
-        self.slots: dict = {}
+        self.state = TabState(self)
         self.calls: list[tuple[str, dict]] = []
         self.session = SimpleNamespace(call=lambda method, params=None, **kw: self.calls.append((method, params)))
 

@@ -7,7 +7,7 @@ import pytest
 from clawd import errors
 from clawd.browser.tab import RingBuffer
 from clawd.page.observe import console, network
-from clawd.page.state import devices, emulation, storage
+from clawd.page.state import devices, emulation, overrides, storage
 
 
 def test_ring_buffer_keeps_the_newest_and_reports_what_it_dropped():
@@ -128,8 +128,8 @@ def test_header_map_accepts_objects_and_json_text():
 
 
 def test_accept_language_adds_the_bare_language():
-    assert emulation.accept_language("de-DE") == "de-DE,de"
-    assert emulation.accept_language("fr") == "fr"
+    assert overrides.accept_language("de-DE") == "de-DE,de"
+    assert overrides.accept_language("fr") == "fr"
 
 
 def test_page_origin():

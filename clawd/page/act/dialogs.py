@@ -10,10 +10,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from clawd import errors
-from clawd.browser.tab import Tab
+from clawd.browser.tab import StateKey, Tab
 from clawd.cdp.session import Session
 
-SLOT = "dialogs"
 HISTORY = 20
 _ids = itertools.count(1)
 # A page call blocked behind a dialog stays in its worker until the dialog is answered or the
@@ -142,8 +141,11 @@ class DialogHook:
         pass
 
 
+DIALOGS = StateKey("dialogs", lambda tab: DialogState())
+
+
 def state(tab: Tab) -> DialogState:
-    return tab.slot(SLOT, DialogState)
+    return tab.state[DIALOGS]
 
 
 def check_not_blocked(tab: Tab) -> None:

@@ -34,7 +34,9 @@ class DownloadManager:
         self._by_guid: dict[str, dict] = {}
         self._seq = itertools.count(1)
         self.seq = 0
-        self._tabs: "weakref.WeakValueDictionary[str, Tab]" = weakref.WeakValueDictionary()
+        # which tab a download came from: raw targetId (the frameId of its main frame) -> Tab;
+        # registered on attach, forgotten on detach, read on the event thread
+        self._tabs: dict[str, Tab] = {}
 
     def start(self) -> None:
         self.staging.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -45,12 +47,18 @@ class DownloadManager:
                                                        "downloadPath": str(self.staging)})
 
     def register(self, tab: Tab) -> None:
-        self._tabs[tab.target_id] = tab
+        with self._cond:
+            self._tabs[tab.target_id] = tab
+
+    def forget(self, tab: Tab) -> None:
+        with self._cond:
+            if self._tabs.get(tab.target_id) is tab:
+                del self._tabs[tab.target_id]
 
     # -- events (dispatcher thread) ---------------------------------------------------------
     def _on_begin(self, params: dict) -> None:
-        tab = self._tabs.get(params.get("frameId", ""))
         with self._cond:
+            tab = self._tabs.get(params.get("frameId", ""))
             self.seq = next(self._seq)
             item = {"guid": params["guid"], "url": params.get("url", ""),
                     "suggestedFilename": params.get("suggestedFilename", ""), "state": "inProgress",
@@ -174,7 +182,9 @@ class DownloadHook:
             manager.start()
 
     def detach(self, tab: Tab) -> None:
-        pass
+        manager = manager_for(tab.session.connection)
+        if manager is not None:
+            manager.forget(tab)
 
 
 def _manager(browser) -> DownloadManager | None:

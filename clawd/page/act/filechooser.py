@@ -8,12 +8,10 @@ import threading
 import time
 
 from clawd import errors
-from clawd.browser.tab import Tab
+from clawd.browser.tab import StateKey, Tab
 from clawd.cdp.session import Session
 from clawd.page.observe.capture import backend_node_of
 from clawd.security.paths import confine
-
-SLOT = "filechooser"
 
 
 class ChooserState:
@@ -83,8 +81,11 @@ class FileChooserHook:
         pass
 
 
+CHOOSER = StateKey("filechooser", lambda tab: ChooserState())
+
+
 def state(tab: Tab) -> ChooserState:
-    return tab.slot(SLOT, ChooserState)
+    return tab.state[CHOOSER]
 
 
 def confined_paths(uploads: pathlib.Path, paths: list) -> list[str]:

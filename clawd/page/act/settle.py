@@ -6,10 +6,9 @@ from __future__ import annotations
 import threading
 import time
 
-from clawd.browser.tab import Tab
+from clawd.browser.tab import StateKey, Tab
 from clawd.cdp.session import Session
 
-SLOT = "act.network"
 SETTLE_LIMIT = 5.0          # requests started by an action get at most this long to finish
 QUIET = 0.1                 # and then this long without a new one
 IDLE = 0.5                  # networkidle: no request in flight for this long
@@ -124,8 +123,11 @@ class NetworkHook:
         pass
 
 
+REQUESTS = StateKey("act.network", lambda tab: RequestTracker())
+
+
 def tracker_of(tab: Tab) -> RequestTracker:
-    return tab.slot(SLOT, RequestTracker)
+    return tab.state[REQUESTS]
 
 
 def wait_for_popups(browser, tab: Tab, since: float, count: int, deadline: float) -> None:

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import dataclass, field
 
 from clawd import errors
-from clawd.browser.tab import RingBuffer, Tab
+from clawd.browser.tab import RingBuffer, StateKey, Tab
 from clawd.cdp.session import Session
 
-MESSAGES_SLOT = "console.messages"
-ERRORS_SLOT = "console.errors"
 MESSAGES_CAPACITY = 500
 ERRORS_CAPACITY = 200
 
@@ -36,6 +35,23 @@ def parse_level(value: str | None) -> int:
     return LEVELS[name]
 
 
+@dataclass
+class ConsoleBuffers:
+    """One tab's console. Events append on the dispatcher thread while requests read: each
+    buffer takes its own lock."""
+    messages: RingBuffer = field(default_factory=lambda: RingBuffer(MESSAGES_CAPACITY))
+    errors: RingBuffer = field(default_factory=lambda: RingBuffer(ERRORS_CAPACITY))
+
+    def clear(self) -> int:
+        """Empty both buffers; how many were freed."""
+        self.messages.clear()
+        self.errors.clear()
+        return 2
+
+
+CONSOLE = StateKey("console", lambda tab: ConsoleBuffers())
+
+
 class ConsoleWatch:
     """The tab hook: Runtime and Log events of the tab and its iframes into the tab's buffers."""
 
@@ -44,8 +60,8 @@ class ConsoleWatch:
         self._lock = threading.Lock()
 
     def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
-        messages = tab.slots.setdefault(MESSAGES_SLOT, RingBuffer(MESSAGES_CAPACITY))
-        thrown = tab.slots.setdefault(ERRORS_SLOT, RingBuffer(ERRORS_CAPACITY))
+        buffers = tab.state[CONSOLE]
+        messages, thrown = buffers.messages, buffers.errors
         session.on("Runtime.consoleAPICalled",
                    lambda p: messages.append(console_entry(with_previews(session, p))))
         session.on("Runtime.exceptionThrown", lambda p: thrown.append(error_entry(p["exceptionDetails"],
@@ -55,21 +71,20 @@ class ConsoleWatch:
         session.call("Log.enable")
 
     def detach(self, tab: Tab) -> None:
-        freed = 0
-        for slot in (MESSAGES_SLOT, ERRORS_SLOT):
-            buffer = tab.slots.pop(slot, None)
-            if buffer is not None:
-                buffer.clear()
-                freed += 1
+        buffers = tab.state.pop(CONSOLE)
+        if buffers is None:
+            return
+        freed = buffers.clear()
         with self._lock:
             self.buffers_freed += freed
 
     def describe(self, browser) -> dict:
         tabs = {}
         for tab in browser.tabs():
-            messages, thrown = tab.slots.get(MESSAGES_SLOT), tab.slots.get(ERRORS_SLOT)
-            if messages is not None or thrown is not None:
-                tabs[tab.tab_id] = {"messages": len(messages or ()), "errors": len(thrown or ())}
+            buffers = tab.state.peek(CONSOLE)
+            if buffers is not None:
+                tabs[tab.tab_id] = {"messages": len(buffers.messages),
+                                    "errors": len(buffers.errors)}
         return {"console": {"tabs": tabs, "buffersFreed": self.buffers_freed}}
 
 
@@ -82,18 +97,18 @@ def _browser_entry(messages: RingBuffer, entry: dict) -> None:
 
 # -- reading ------------------------------------------------------------------------------------
 def messages(tab: Tab, *, min_level: int = 0, clear: bool = False) -> list[dict]:
-    buffer: RingBuffer | None = tab.slots.get(MESSAGES_SLOT)
-    if buffer is None:
+    buffers = tab.state.peek(CONSOLE)
+    if buffers is None:
         return []
-    items = buffer.drain() if clear else buffer.items()
+    items = buffers.messages.drain() if clear else buffers.messages.items()
     return [m for m in items if LEVELS[level_of(m["type"])] >= min_level]
 
 
 def page_errors(tab: Tab, *, clear: bool = False) -> list[dict]:
-    buffer: RingBuffer | None = tab.slots.get(ERRORS_SLOT)
-    if buffer is None:
+    buffers = tab.state.peek(CONSOLE)
+    if buffers is None:
         return []
-    return buffer.drain() if clear else buffer.items()
+    return buffers.errors.drain() if clear else buffers.errors.items()
 
 
 # -- entries ------------------------------------------------------------------------------------

@@ -9,15 +9,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from clawd import errors
-from clawd.browser.tab import Tab
+from clawd.browser.tab import StateKey, Tab
 from clawd.cdp.session import Session
 
 log = logging.getLogger("clawd.security")
 
-BLOCKED_SLOT = "navigation.blocked"     # the last blocked document URL of a tab, and why
-CREDENTIALS_SLOT = "credentials"        # {"username", "password"} set by POST /set/credentials
-SESSIONS_SLOT = "interception.sessions"
-WATCH_SLOT = "navigation.watch"         # the NavigationWatch of a tab's main frame
 POLICY_ERRORS = (errors.NavigationBlocked, errors.HostUnresolved, errors.InvalidRequest)
 # documents that make no request of their own and are safe to end on
 INERT_DOCUMENTS = ("about:blank", "about:srcdoc", "chrome-error://chromewebdata/")
@@ -34,11 +30,11 @@ class NavigationGuard:
     def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
         session.on("Fetch.requestPaused", lambda p: self._judges.submit(self._on_paused, tab, session, p))
         session.on("Fetch.authRequired", lambda p: self._on_auth(tab, session, p))
+        held = state(tab)
         if not child:
-            watch = tab.slots.setdefault(WATCH_SLOT, NavigationWatch(tab.target_id))
             session.on("Page.frameNavigated", lambda p: self._on_navigated(tab, p))
-            session.on("Page.frameRequestedNavigation", watch.requested)
-        tab.slots.setdefault(SESSIONS_SLOT, []).append(session)
+            session.on("Page.frameRequestedNavigation", held.watch.requested)
+        held.add_session(session)
         self._enable(tab, session)
 
     def detach(self, tab: Tab) -> None:
@@ -46,7 +42,7 @@ class NavigationGuard:
 
     def refresh(self, tab: Tab) -> None:
         """Re-enable Fetch on every session of the tab (after credentials changed)."""
-        for session in tab.slots.get(SESSIONS_SLOT, []):
+        for session in state(tab).sessions():
             if not tab.closed.is_set():
                 session.try_call("Fetch.enable", self._params(tab))
 
@@ -57,7 +53,7 @@ class NavigationGuard:
         pattern = {"urlPattern": "*", "requestStage": "Request"}
         if not self.strict:
             pattern["resourceType"] = "Document"
-        return {"patterns": [pattern], "handleAuthRequests": bool(tab.slots.get(CREDENTIALS_SLOT))}
+        return {"patterns": [pattern], "handleAuthRequests": bool(state(tab).credentials())}
 
     def _on_paused(self, tab: Tab, session: Session, params: dict) -> None:
         url = params["request"]["url"]
@@ -66,8 +62,8 @@ class NavigationGuard:
             if _policed(url):
                 self.policy.check(_as_http(url))
         except POLICY_ERRORS as exc:
-            tab.slots[BLOCKED_SLOT] = {"url": url, "reason": exc.message, "code": exc.code,
-                                       "frameId": params.get("frameId"), "at": time.monotonic()}
+            state(tab).block({"url": url, "reason": exc.message, "code": exc.code,
+                              "frameId": params.get("frameId"), "at": time.monotonic()})
             _judged(tab, params)
             log.warning("blocked %s request of %s: %s", params.get("resourceType"), tab.tab_id, exc.message)
             session.try_call("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
@@ -84,7 +80,7 @@ class NavigationGuard:
         url = frame.get("url", "")
         reason = self.verdict(url)
         if reason is not None and tab.quarantined is None:
-            tab.slots[BLOCKED_SLOT] = {"url": url, "reason": reason, "code": "TAB_QUARANTINED"}
+            state(tab).block({"url": url, "reason": reason, "code": "TAB_QUARANTINED"})
             if tab.owner is not None:
                 tab.owner.quarantine(tab, f"it navigated to a blocked URL ({reason})")
 
@@ -99,7 +95,7 @@ class NavigationGuard:
         return None
 
     def _on_auth(self, tab: Tab, session: Session, params: dict) -> None:
-        creds = tab.slots.get(CREDENTIALS_SLOT)
+        creds = state(tab).credentials()
         response = {"response": "Default"}
         if creds:
             response = {"response": "ProvideCredentials", "username": creds.get("username", ""),
@@ -136,21 +132,72 @@ class NavigationWatch:
             self._cond.wait_for(lambda: self.judged_at >= self.requested_at, timeout=window)
 
 
+class Interception:
+    """One tab's side of interception: its sessions (to re-enable Fetch on), the credentials
+    POST /set/credentials gave, the last document request refused and why, and the main frame's
+    NavigationWatch. Judge threads and the event thread write while requests read: one lock."""
+
+    def __init__(self, frame_id: str):
+        self.watch = NavigationWatch(frame_id)
+        self._sessions: list[Session] = []
+        self._credentials: dict | None = None   # {"username", "password"}
+        self._blocked: dict | None = None       # {"url", "reason", "code", "at"?, "frameId"?}
+        self._lock = threading.Lock()
+
+    def add_session(self, session: Session) -> None:
+        with self._lock:
+            self._sessions.append(session)
+
+    def sessions(self) -> list[Session]:
+        with self._lock:
+            return list(self._sessions)
+
+    def credentials(self) -> dict | None:
+        with self._lock:
+            return dict(self._credentials) if self._credentials else None
+
+    def set_credentials(self, credentials: dict | None) -> dict | None:
+        """Replace the credentials (None: none); the ones they replace."""
+        with self._lock:
+            previous, self._credentials = self._credentials, credentials
+            return previous
+
+    def block(self, blocked: dict) -> None:
+        with self._lock:
+            self._blocked = blocked
+
+    def blocked(self) -> dict | None:
+        with self._lock:
+            return self._blocked
+
+    def take_blocked(self) -> dict | None:
+        """The last refusal, forgotten (a navigation starting afresh, or reporting one)."""
+        with self._lock:
+            blocked, self._blocked = self._blocked, None
+            return blocked
+
+
+INTERCEPTION = StateKey("interception", lambda tab: Interception(tab.target_id))
+
+
+def state(tab: Tab) -> Interception:
+    return tab.state[INTERCEPTION]
+
+
 def blocked_since(tab: Tab, since: float, window: float = 0.25) -> dict | None:
     """The blocked navigation an action that started at `since` caused, if any, waiting up to
     `window` seconds for the verdict on a navigation it requested (DESIGN.md §9)."""
-    watch = tab.slots.get(WATCH_SLOT)
-    if watch is not None:
-        watch.wait_verdict(since, window)
-    blocked = tab.slots.get(BLOCKED_SLOT)
+    held = state(tab)
+    held.watch.wait_verdict(since, window)
+    blocked = held.blocked()
     if blocked and blocked.get("at", 0) >= since:
         return {k: blocked[k] for k in ("url", "reason", "code")}
     return None
 
 
 def _judged(tab: Tab, params: dict) -> None:
-    watch = tab.slots.get(WATCH_SLOT)
-    if watch is not None and params.get("resourceType") == "Document" and params.get("frameId") == watch.frame_id:
+    watch = state(tab).watch
+    if params.get("resourceType") == "Document" and params.get("frameId") == watch.frame_id:
         watch.judged()
 
 

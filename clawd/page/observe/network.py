@@ -9,10 +9,9 @@ import threading
 import time
 
 from clawd import errors
-from clawd.browser.tab import RingBuffer, Tab
+from clawd.browser.tab import RingBuffer, StateKey, Tab
 from clawd.cdp.session import Session
 
-LOG_SLOT = "network.log"
 REQUESTS_CAPACITY = 500
 DEFAULT_MAX_CHARS = 200_000
 _TEXT_TYPES = re.compile(r"^(text/|application/([\w.+-]*\+)?(json|xml|javascript|ecmascript|x-www-form-urlencoded)"
@@ -27,9 +26,7 @@ class NetworkWatch:
         self._lock = threading.Lock()
 
     def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
-        log = tab.slots.get(LOG_SLOT)
-        if log is None:
-            log = tab.slots[LOG_SLOT] = NetworkLog()
+        log = tab.state[NETWORK]
         session.on("Network.requestWillBeSent", log.on_request)
         session.on("Network.responseReceived", lambda p: log.on_response(session, p))
         session.on("Network.loadingFinished", log.on_finished)
@@ -37,7 +34,7 @@ class NetworkWatch:
         session.call("Network.enable")
 
     def detach(self, tab: Tab) -> None:
-        log = tab.slots.pop(LOG_SLOT, None)
+        log = tab.state.pop(NETWORK)
         if log is not None:
             log.close()
             with self._lock:
@@ -46,7 +43,7 @@ class NetworkWatch:
     def describe(self, browser) -> dict:
         tabs = {}
         for tab in browser.tabs():
-            log = tab.slots.get(LOG_SLOT)
+            log = tab.state.peek(NETWORK)
             if log is not None:
                 tabs[tab.tab_id] = {"requests": len(log.entries), "waiting": log.waiting()}
         return {"network": {"tabs": tabs, "buffersFreed": self.buffers_freed}}
@@ -141,6 +138,15 @@ class NetworkLog:
             waiter.finish("the tab was closed")
 
 
+NETWORK = StateKey("network.log", lambda tab: NetworkLog())
+
+
+def requests(tab: Tab, *, contains: str | None = None, clear: bool = False) -> list[dict]:
+    """The tab's recorded requests (those whose URL contains `contains`), oldest first."""
+    log = tab.state.peek(NETWORK)
+    return log.requests(contains=contains, clear=clear) if log is not None else []
+
+
 def _set_status(entry: dict, status) -> None:
     if isinstance(status, int):
         entry["status"] = status
@@ -197,7 +203,7 @@ def url_matcher(pattern: str):
 
 def response_body(tab: Tab, pattern: str, *, timeout: float, max_chars: int = DEFAULT_MAX_CHARS) -> dict:
     """Wait for the next response matching `pattern` and return it with its body."""
-    log: NetworkLog | None = tab.slots.get(LOG_SLOT)
+    log = tab.state.peek(NETWORK)
     if log is None:
         raise errors.TabNotFound(f"tab {tab.tab_id} is not watched (closed?)")
     waiter = log.expect_response(pattern)

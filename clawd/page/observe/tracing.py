@@ -6,14 +6,14 @@ from __future__ import annotations
 import os
 import pathlib
 import secrets
+import threading
 import time
 
 from clawd import errors
-from clawd.browser.tab import Tab
+from clawd.browser.tab import StateKey, Tab
 from clawd.page.observe.iostream import copy_stream
 from clawd.security.paths import confine
 
-TRACE_SLOT = "tracing"
 CATEGORIES = ["-*", "devtools.timeline", "v8.execute", "disabled-by-default-devtools.timeline",
               "disabled-by-default-devtools.timeline.frame", "toplevel", "blink.console", "blink.user_timing",
               "latencyInfo", "disabled-by-default-devtools.timeline.stack", "disabled-by-default-v8.cpu_profiler",
@@ -30,37 +30,96 @@ READ_CHUNK = 1 << 20
 END_TIMEOUT = 60.0
 
 
-def start(tab: Tab, *, screenshots: bool = False, snapshots: bool = False, sources: bool = False) -> dict:
+class TraceState:
+    """Whether a trace of the tab is recording, and with which options. Two requests may race to
+    start (or stop) one: the check and the change are one step under the lock."""
+
+    def __init__(self):
+        self._recording: dict | None = None
+        self._lock = threading.Lock()
+
+    def begin(self, recording: dict) -> bool:
+        """Mark a trace recording; False when one already is."""
+        with self._lock:
+            if self._recording is not None:
+                return False
+            self._recording = recording
+            return True
+
+    def end(self) -> dict | None:
+        """Mark it stopped; what was recording, if anything."""
+        with self._lock:
+            recording, self._recording = self._recording, None
+            return recording
+
+    def recording(self) -> bool:
+        with self._lock:
+            return self._recording is not None
+
+
+TRACE = StateKey("tracing", lambda tab: TraceState())
+
+
+def start(tab: Tab, *, screenshots: bool = False, snapshots: bool = False,
+          sources: bool = False) -> dict:
     """Start recording; screenshots, snapshots (layers and paint) and sources (script text) are
     OpenClaw's trace options (DESIGN.md §17), each adding its categories."""
-    if tab.slots.get(TRACE_SLOT):
-        raise errors.TraceRunning(f"a trace of tab {tab.tab_id} is already recording; stop it with POST /trace/stop")
-    categories = CATEGORIES + ([SCREENSHOTS] if screenshots else []) + (SNAPSHOTS if snapshots else []) + \
-        (SOURCES if sources else [])
-    tab.session.call("Tracing.start", {"transferMode": "ReturnAsStream", "streamFormat": "json",
-                                       "traceConfig": {"recordMode": "recordContinuously",
-                                                       "includedCategories": [c for c in categories if c != "-*"],
-                                                       "excludedCategories": ["*"]}})
     options = {"screenshots": screenshots, "snapshots": snapshots, "sources": sources}
-    tab.slots[TRACE_SLOT] = {"started": time.time(), **options}
+    trace = tab.state[TRACE]
+    if not trace.begin({"started": time.time(), **options}):
+        raise errors.TraceRunning(f"a trace of tab {tab.tab_id} is already recording; "
+                                  "stop it with POST /trace/stop")
+    try:
+        tab.session.call("Tracing.start", {"transferMode": "ReturnAsStream", "streamFormat": "json",
+                                           "traceConfig": _trace_config(**options)})
+    except BaseException:
+        trace.end()
+        raise
     return {"tracing": True, **options}
 
 
-def stop(tab: Tab, root: pathlib.Path, path: str | None = None, *, timeout: float = END_TIMEOUT) -> dict:
+def _trace_config(*, screenshots: bool, snapshots: bool, sources: bool) -> dict:
+    categories = CATEGORIES + ([SCREENSHOTS] if screenshots else []) \
+        + (SNAPSHOTS if snapshots else []) + (SOURCES if sources else [])
+    return {"recordMode": "recordContinuously",
+            "includedCategories": [c for c in categories if c != "-*"],
+            "excludedCategories": ["*"]}
+
+
+def stop(tab: Tab, root: pathlib.Path, path: str | None = None, *,
+         timeout: float = END_TIMEOUT) -> dict:
     """End the tab's trace and stream it to `path` (relative to `root`, or absolute under it)."""
-    if not tab.slots.get(TRACE_SLOT):
-        raise errors.TraceNotRunning(f"no trace of tab {tab.tab_id} is recording; start one with POST /trace/start")
-    target = trace_path(root, path)
-    complete = tab.session.expect("Tracing.tracingComplete")
-    tab.session.call("Tracing.end")
-    tab.slots.pop(TRACE_SLOT, None)
-    done = complete.wait(timeout)
+    trace = tab.state[TRACE]
+    if not trace.recording():
+        raise _not_running(tab)
+    target = trace_path(root, path)   # a bad path leaves the trace recording, to try again
+    done = _end(tab, trace, timeout)
     if done is None:
         raise errors.CdpTimeout(f"the trace of tab {tab.tab_id} did not complete within {timeout:g} s")
     if not done.get("stream"):
         raise errors.CdpError("Chromium finished the trace without a stream to read it from")
     size = _stream_to_file(tab.session, done["stream"], target)
     return {"path": str(target), "bytes": size}
+
+
+def _end(tab: Tab, trace: TraceState, timeout: float) -> dict | None:
+    """Tracing.end, then its tracingComplete (None when it did not come within `timeout`)."""
+    recording = trace.end()
+    if recording is None:            # another request stopped it meanwhile
+        raise _not_running(tab)
+    complete = tab.session.expect("Tracing.tracingComplete")
+    try:
+        tab.session.call("Tracing.end")
+    except errors.ClawdError:
+        complete.unsubscribe()
+        trace.begin(recording)       # as far as we know it still records: stopping may be retried
+        raise
+    return complete.wait(timeout)
+
+
+def _not_running(tab: Tab) -> errors.ClawdError:
+    return errors.TraceNotRunning(f"no trace of tab {tab.tab_id} is recording; "
+                                  "start one with POST /trace/start")
 
 
 def trace_path(root: pathlib.Path, path: str | None) -> pathlib.Path:

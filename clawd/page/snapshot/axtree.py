@@ -9,6 +9,7 @@ from clawd.page.snapshot import refs as refstore
 
 
 def take(tab, options) -> dict:
+    """A format=aria snapshot: `{format, url, nodes, truncated, stats}`."""
     tab.check_usable()
     timeout = options.timeout_ms / 1000
     deadline = time.monotonic() + timeout
@@ -26,8 +27,8 @@ def take(tab, options) -> dict:
     held = {ref: info for ref, info in held.items() if info["backend"] is not None}
     counter = max([int(ref[2:]) for ref in held] + [store.ax_counter])
     store.replace_ax(held, counter)
-    return {"ok": True, "format": "aria", "targetId": tab.target_id, "tabId": tab.tab_id, "url": tab.url,
-            "nodes": flat, "truncated": len(flat) >= options.limit and len(nodes) > len(flat),
+    return {"format": "aria", "url": tab.url, "nodes": flat,
+            "truncated": len(flat) >= options.limit and len(nodes) > len(flat),
             "stats": {"nodes": len(flat), "total": len(nodes)}}
 
 

@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, replace
 
 from clawd import errors, ref_syntax
+from clawd.browser.tab import StateKey
 from clawd.deadline import remaining
 from clawd.page.snapshot import aria, ariatext
 from clawd.page.snapshot import refs as refstore
@@ -16,7 +17,10 @@ from clawd.page.snapshot import refs as refstore
 DEFAULT_MAX_CHARS = 80000
 EFFICIENT = {"interactive": True, "compact": True, "depth": 6, "max_chars": 10000}
 MAX_FRAMES = 50
-LOCK_SLOT = "snapshot.lock"
+# the in-page walker keeps one snapshot's state between its two steps, and the ref store is per
+# tab: two snapshots of one tab at once would interleave, so they take turns. Reentrant: resolving
+# frame= inside a snapshot may walk the frame again to find a role ref.
+SNAPSHOT_LOCK = StateKey("snapshot.lock", lambda tab: threading.RLock())
 _CONTEXT_GONE = re.compile(r"context was destroyed|cannot find context|no frame with given id", re.I)
 
 
@@ -58,13 +62,11 @@ class Target:
 
 
 def take(tab, options: Options) -> dict:
-    """The response of GET /snapshot for format=ai: within timeoutMs or RequestTimeout (408), a
-    page still loading its document TabLoading (409)."""
+    """A format=ai snapshot, `{format, url, snapshot, refs, stats, truncated?}`: within timeoutMs
+    or RequestTimeout (408), a page still loading its document TabLoading (409)."""
     opts = options.resolved()
     deadline = time.monotonic() + opts.timeout_ms / 1000
     tab.check_usable()
-    # the in-page walker keeps one snapshot's state between its two steps, and the ref store is
-    # per tab: two snapshots of one tab at once would interleave, so they take turns
     lock = _lock(tab)
     if not lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
         raise errors.RequestTimeout(f"another snapshot of tab {tab.tab_id} did not finish within "
@@ -86,8 +88,7 @@ def take(tab, options: Options) -> dict:
 
 
 def _lock(tab) -> threading.RLock:
-    # reentrant: resolving frame= inside a snapshot may walk the frame again to find a role ref
-    return tab.slot(LOCK_SLOT, threading.RLock)
+    return tab.state[SNAPSHOT_LOCK]
 
 
 def _take(tab, opts: Options, deadline: float) -> dict:
@@ -132,11 +133,10 @@ def _response(tab, opts: Options, text: str, refs: dict, truncated: bool, chrome
     # each ref is on one line: the interactive lines are counted from the refs, not by parsing
     interactive = sum(1 for info in refs.values() if info["role"] in ariatext.INTERACTIVE_ROLES or info["cursor"])
     body = {
-        "ok": True, "format": "ai", "targetId": tab.target_id, "tabId": tab.tab_id, "url": tab.url,
-        "snapshot": _wrap(text) if opts.wrap else text,
+        "format": "ai", "url": tab.url, "snapshot": _wrap(text) if opts.wrap else text,
         "refs": {ref: _public(info) for ref, info in refs.items()},
-        "stats": {"lines": sum(1 for line in text.split("\n") if line), "chars": len(text), "refs": len(refs),
-                  "interactive": interactive, "chromeNames": chrome},
+        "stats": {"lines": sum(1 for line in text.split("\n") if line), "chars": len(text),
+                  "refs": len(refs), "interactive": interactive, "chromeNames": chrome},
     }
     if truncated:
         body["truncated"] = True
@@ -297,40 +297,45 @@ def _lookup_backend(session, context: int, ref: str, deadline: float) -> int | N
 
 # -- find and labels ------------------------------------------------------------------------------
 def find(tab, options: Options, pattern: str) -> dict:
-    """GET /snapshot/find: the lines whose name or text matches, each with its ref and path."""
+    """The lines whose name or text matches, each with its ref and path:
+    `{url, text, matches, count}`."""
     opts = replace(options, interactive=False, compact=False, depth=None, max_chars=0, mode=None, refs=True)
     taken = take(tab, opts)
     try:
         matches = ariatext.find(ariatext.parse(taken["snapshot"]), pattern, limit=options.limit or 50)
     except re.error as exc:
         raise errors.InvalidRequest(f"text is not a valid /regex/: {exc}") from None
-    body = {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, "url": tab.url, "text": pattern,
-            "matches": matches, "count": len(matches)}
+    body = {"url": tab.url, "text": pattern, "matches": matches, "count": len(matches)}
     if options.wrap:
         from clawd.security.content import wrap_untrusted
         body["matches"] = [{**m, "line": wrap_untrusted(m["line"], source="snapshot")} for m in matches]
     return body
 
 
-def labels(service, tab, refs: dict, *, timeout_ms: int = 20000) -> dict:
+@dataclass(frozen=True)
+class Labelled:
+    """A viewport screenshot with refs drawn on it: the image, its type (png or jpeg), how many
+    refs were labelled and how many were not (off screen, hidden, in an iframe)."""
+    image: bytes
+    type: str
+    drawn: int
+    skipped: int
+
+    @property
+    def suffix(self) -> str:
+        return ".jpg" if self.type == "jpeg" else ".png"
+
+
+def labels(tab, refs: dict, *, timeout_ms: int = 20000) -> Labelled:
     """A viewport screenshot with every ref of the main frame outlined and labelled."""
     from clawd.page.observe import capture
     main = [ref for ref in refs if not ref.startswith("f")]
-    frame_skipped = len(refs) - len(main)
     deadline = time.monotonic() + timeout_ms / 1000
     context = aria.world(tab.session, _main_frame_id(tab.session, deadline), _left(deadline))
     drawn = aria.evaluate(tab.session, context, f"__clawd.drawLabels({_js(main)})", _left(deadline))
     try:
         data, kind = capture.screenshot(tab, timeout=_left(deadline))
     finally:
-        tab.session.try_call("Runtime.evaluate", {"expression": "__clawd.clearLabels()", "contextId": context})
-    saved = service.media.save("labels", ".jpg" if kind == "jpeg" else ".png", data)
-    return {"imagePath": saved["path"], "mediaUrl": saved["mediaUrl"], "labelsCount": drawn["drawn"],
-            "labelsSkipped": drawn["skipped"] + frame_skipped}
-
-
-def labelled_screenshot(req, tab) -> dict:
-    """POST /screenshot {labels: true}: a fresh snapshot's refs drawn on the viewport."""
-    taken = take(tab, Options())
-    body = labels(req.service, tab, taken["refs"])
-    return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, "path": body["imagePath"], **body}
+        tab.session.try_call("Runtime.evaluate", {"expression": "__clawd.clearLabels()",
+                                                  "contextId": context})
+    return Labelled(data, kind, drawn["drawn"], drawn["skipped"] + len(refs) - len(main))

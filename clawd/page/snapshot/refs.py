@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass, field
 
 from clawd import errors
+from clawd.browser.tab import StateKey
 from clawd.cdp.session import Session
 from clawd.ref_syntax import CANONICAL, normalize
 
@@ -71,8 +72,11 @@ class RefStore:
             self.ax_counter = max(self.ax_counter, counter)
 
 
+REFS = StateKey("refs", lambda tab: RefStore())
+
+
 def store(tab) -> RefStore:
-    return tab.slot("refs", RefStore)
+    return tab.state[REFS]
 
 
 def resolve_ref(tab, ref: str) -> ResolvedRef:

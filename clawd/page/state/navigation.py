@@ -6,13 +6,12 @@ import threading
 import time
 
 from clawd import errors
-from clawd.browser.tab import Tab
+from clawd.browser.tab import StateKey, Tab
 from clawd.cdp.session import Session
-from clawd.page.observe.interception import BLOCKED_SLOT
+from clawd.page.observe import interception
 
 DEFAULT_TIMEOUT = 30.0
 ABORTED = "net::ERR_ABORTED"
-NAV_SLOT = "navigation.log"
 
 
 class PageLifecycle:
@@ -24,7 +23,7 @@ class PageLifecycle:
         session.call("Page.setLifecycleEventsEnabled", {"enabled": True})
         if child:
             return
-        log = tab.slot(NAV_SLOT, lambda: NavigationLog(tab.target_id))
+        log = navigation_log(tab)
         session.on("Page.frameRequestedNavigation", log.on_requested)
         session.on("Page.frameNavigated", log.on_navigated)
         session.on("Page.navigatedWithinDocument", log.on_same_document)
@@ -97,8 +96,11 @@ class NavigationLog:
             return True
 
 
+NAVIGATIONS = StateKey("navigation.log", lambda tab: NavigationLog(tab.target_id))
+
+
 def navigation_log(tab: Tab) -> NavigationLog:
-    return tab.slot(NAV_SLOT, lambda: NavigationLog(tab.target_id))
+    return tab.state[NAVIGATIONS]
 
 
 class LifecycleWatch:
@@ -133,10 +135,11 @@ class LifecycleWatch:
 
 
 def navigate(tab: Tab, url: str, *, policy, timeout: float = DEFAULT_TIMEOUT) -> dict:
-    """Go to `url` (already judged by the caller or judged here) and wait for its load event."""
+    """Go to `url` (already judged by the caller or judged here) and wait for its load event:
+    `{url, title, loaded}`."""
     url = policy.check(url)
     tab.check_usable()
-    tab.slots.pop(BLOCKED_SLOT, None)
+    interception.state(tab).take_blocked()
     watch = LifecycleWatch(tab)
     try:
         started = time.monotonic()
@@ -154,7 +157,7 @@ def navigate(tab: Tab, url: str, *, policy, timeout: float = DEFAULT_TIMEOUT) ->
 
 
 def _raise_navigation_error(tab: Tab, url: str, error_text: str) -> None:
-    blocked = tab.slots.pop(BLOCKED_SLOT, None)
+    blocked = interception.state(tab).take_blocked()
     if blocked is not None:
         raise errors.NavigationBlocked(f"navigation to {url} was blocked: a request to "
                                        f"{blocked['url']} is not allowed by the navigation policy")
@@ -180,10 +183,10 @@ def refresh(tab: Tab) -> Tab:
 
 
 def page_state(tab: Tab) -> dict:
-    """The tab's current URL and title, read from the page itself."""
+    """The tab's current URL and title, read from the page itself: `{url, title}`."""
     value = evaluate_value(tab.session, "[location.href, document.title]") or [tab.url, tab.title]
     tab.url, tab.title = value[0], value[1]
-    return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, "url": tab.url, "title": tab.title}
+    return {"url": tab.url, "title": tab.title}
 
 
 def evaluate_value(session: Session, expression: str, *, timeout: float | None = 10.0):

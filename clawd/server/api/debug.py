@@ -4,15 +4,10 @@ from __future__ import annotations
 from clawd.page.observe import console as page_console
 from clawd.page.observe import network, tracing
 from clawd.security.content import wrap_untrusted
+from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
 
 DEFAULT_BODY_TIMEOUT_MS = 20000
-
-
-def _where(tab) -> dict:
-    return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id}
-
-
 FLUSH_TIMEOUT = 2.0
 
 
@@ -31,7 +26,7 @@ def console(req: Request) -> dict:
     messages = page_console.messages(tab, min_level=level, clear=a.get("clear", False))
     if a.get("wrap"):
         messages = [{**m, "text": wrap_untrusted(m["text"], source="console")} for m in messages]
-    return {**_where(tab), "messages": messages}
+    return tab_answer(tab, messages=messages)
 
 
 def page_errors(req: Request) -> dict:
@@ -40,33 +35,35 @@ def page_errors(req: Request) -> dict:
     if req.args.get("wrap"):
         found = [{**e, "message": wrap_untrusted(e["message"], source="console"),
                   "stack": wrap_untrusted(e["stack"], source="console")} for e in found]
-    return {**_where(tab), "errors": found}
+    return tab_answer(tab, errors=found)
 
 
 def requests(req: Request) -> dict:
     tab = _watched_tab(req)
-    log = tab.slots.get(network.LOG_SLOT)
-    rows = log.requests(contains=req.args.get("filter"), clear=req.args.get("clear", False)) if log else []
-    return {**_where(tab), "requests": rows}
+    rows = network.requests(tab, contains=req.args.get("filter"),
+                            clear=req.args.get("clear", False))
+    return tab_answer(tab, requests=rows)
 
 
 def response_body(req: Request) -> dict:
     a = req.args
     tab = req.tab()
-    answer = network.response_body(tab, a["url"], timeout=a.get("timeoutMs", DEFAULT_BODY_TIMEOUT_MS) / 1000,
+    answer = network.response_body(tab, a["url"],
+                                    timeout=a.get("timeoutMs", DEFAULT_BODY_TIMEOUT_MS) / 1000,
                                     max_chars=a.get("maxChars", network.DEFAULT_MAX_CHARS))
     if a.get("wrap") and answer.get("encoding") != "base64":
         answer["body"] = wrap_untrusted(answer["body"], source="response body")
-    return {**_where(tab), **answer}
+    return tab_answer(tab, **answer)
 
 
 def trace_start(req: Request) -> dict:
     tab = req.tab()
     a = req.args
-    return {**_where(tab), **tracing.start(tab, screenshots=a.get("screenshots", False),
-                                           snapshots=a.get("snapshots", False), sources=a.get("sources", False))}
+    started = tracing.start(tab, screenshots=a.get("screenshots", False),
+                            snapshots=a.get("snapshots", False), sources=a.get("sources", False))
+    return tab_answer(tab, **started)
 
 
 def trace_stop(req: Request) -> dict:
     tab = req.tab()
-    return {**_where(tab), **tracing.stop(tab, req.service.layout.traces, req.args.get("path"))}
+    return tab_answer(tab, **tracing.stop(tab, req.service.layout.traces, req.args.get("path")))

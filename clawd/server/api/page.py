@@ -4,6 +4,8 @@ from __future__ import annotations
 from clawd import errors
 from clawd.page.observe import capture, vision
 from clawd.page.state.navigation import navigate as navigate_tab
+from clawd.server.answers import tab_answer
+from clawd.server.api.snapshot import labelled_screenshot
 from clawd.server.handler import FileResponse
 from clawd.server.routing import Request
 
@@ -11,8 +13,8 @@ from clawd.server.routing import Request
 def navigate(req: Request) -> dict:
     req.service.policy.check(req.args["url"])
     tab = req.tab()
-    return navigate_tab(tab, req.args["url"], policy=req.service.policy,
-                        timeout=req.args.get("timeoutMs", 30000) / 1000)
+    return tab_answer(tab, **navigate_tab(tab, req.args["url"], policy=req.service.policy,
+                                          timeout=req.args.get("timeoutMs", 30000) / 1000))
 
 
 def screenshot(req: Request) -> dict:
@@ -20,9 +22,8 @@ def screenshot(req: Request) -> dict:
     tab = req.tab()
     if a.get("labels") and a.get("describe"):
         raise errors.InvalidRequest("labels and describe cannot be combined")
-    if a.get("labels"):
-        from clawd.page.snapshot import build as snapshot   # the labelled screenshot is a snapshot feature
-        return snapshot.labelled_screenshot(req, tab)
+    if a.get("labels"):   # the labelled screenshot is a snapshot feature
+        return labelled_screenshot(req, tab)
     clip = None
     if a.get("ref"):
         clip = _ref_box(tab, a["ref"])
@@ -32,8 +33,7 @@ def screenshot(req: Request) -> dict:
                                     type=a.get("type", "png"), quality=a.get("quality"),
                                     max_side=a.get("maxSide", capture.MAX_SIDE))
     width, height = capture.image_size(data)
-    answer = {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, "type": kind,
-              "width": width, "height": height}
+    answer = tab_answer(tab, type=kind, width=width, height=height)
     suffix = ".jpg" if kind == "jpeg" else ".png"
     if a.get("describe"):
         return {**answer, **_described(req, data, suffix)}
@@ -68,7 +68,7 @@ def pdf(req: Request) -> dict:
     if req.args.get("landscape") is not None:
         options["landscape"] = req.args["landscape"]
     capture.pdf(tab, path, **options)
-    return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, **req.service.media.describe(path)}
+    return tab_answer(tab, **req.service.media.describe(path))
 
 
 def media(req: Request) -> FileResponse:

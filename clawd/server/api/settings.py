@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from clawd import errors
 from clawd.page.state import emulation
+from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
 
 
 def _done(tab, **extra) -> dict:
-    return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, **extra,
-            "settings": emulation.describe_tab(tab)}
+    return tab_answer(tab, **extra, settings=emulation.describe_tab(tab))
 
 
 def _clearing(req: Request, *fields: str) -> bool:

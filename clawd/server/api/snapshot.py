@@ -4,6 +4,7 @@ from __future__ import annotations
 from clawd import errors
 from clawd.page.snapshot import axtree, build as snapshot
 from clawd.page.snapshot import refs as refstore
+from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
 from clawd.server.validation import as_bool, as_int, as_str, opt
 
@@ -68,11 +69,27 @@ def get_snapshot(req: Request) -> dict:
     options = options_from(req)
     tab = req.tab()
     if options.format == "aria":
-        return axtree.take(tab, options)
+        return tab_answer(tab, **axtree.take(tab, options))
     body = snapshot.take(tab, options)
     if options.labels:
-        body.update(snapshot.labels(req.service, tab, body["refs"], timeout_ms=options.timeout_ms))
-    return body
+        body.update(_labels(req, tab, body["refs"], timeout_ms=options.timeout_ms))
+    return tab_answer(tab, **body)
+
+
+def labelled_screenshot(req: Request, tab) -> dict:
+    """POST /screenshot {labels: true}: a fresh snapshot's refs drawn on the viewport."""
+    taken = snapshot.take(tab, snapshot.Options())
+    body = _labels(req, tab, taken["refs"])
+    return tab_answer(tab, path=body["imagePath"], **body)
+
+
+def _labels(req: Request, tab, refs: dict, *, timeout_ms: int = 20000) -> dict:
+    """The labelled screenshot saved as media:
+    `{imagePath, mediaUrl, labelsCount, labelsSkipped}`."""
+    shot = snapshot.labels(tab, refs, timeout_ms=timeout_ms)
+    saved = req.service.media.save("labels", shot.suffix, shot.image)
+    return {"imagePath": saved["path"], "mediaUrl": saved["mediaUrl"], "labelsCount": shot.drawn,
+            "labelsSkipped": shot.skipped}
 
 
 def find(req: Request) -> dict:
@@ -81,4 +98,4 @@ def find(req: Request) -> dict:
         raise errors.InvalidRequest("text is required: GET /snapshot/find?text=Sign+in (or /regex/)")
     options = options_from(req)
     tab = req.tab()
-    return snapshot.find(tab, options, text)
+    return tab_answer(tab, **snapshot.find(tab, options, text))

@@ -2,28 +2,25 @@
 from __future__ import annotations
 
 from clawd.page.state import storage
+from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
-
-
-def _where(tab) -> dict:
-    return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id}
 
 
 def cookies(req: Request) -> dict:
     tab = req.tab()
     everything = req.args.get("all", False)
-    return {**_where(tab), "all": everything, "cookies": storage.cookies(tab, everything=everything)}
+    return tab_answer(tab, all=everything, cookies=storage.cookies(tab, everything=everything))
 
 
 def set_cookie(req: Request) -> dict:
     tab = req.tab()
-    return {**_where(tab), "cookie": storage.set_cookie(tab, req.args["cookie"])}
+    return tab_answer(tab, cookie=storage.set_cookie(tab, req.args["cookie"]))
 
 
 def clear_cookies(req: Request) -> dict:
     tab = req.tab()
     storage.clear_cookies(tab)
-    return {**_where(tab), "cleared": True}
+    return tab_answer(tab, cleared=True)
 
 
 def storage_get(req: Request) -> dict:
@@ -32,8 +29,8 @@ def storage_get(req: Request) -> dict:
     tab = req.tab()
     key = req.args.get("key")
     if key is not None:
-        return {**_where(tab), "kind": kind, "key": key, "value": storage.storage_get(tab, kind, key)}
-    return {**_where(tab), "kind": kind, "items": storage.storage_get(tab, kind)}
+        return tab_answer(tab, kind=kind, key=key, value=storage.storage_get(tab, kind, key))
+    return tab_answer(tab, kind=kind, items=storage.storage_get(tab, kind))
 
 
 def storage_set(req: Request) -> dict:
@@ -41,11 +38,11 @@ def storage_set(req: Request) -> dict:
     storage.storage_name(kind)
     tab = req.tab()
     storage.storage_set(tab, kind, req.args["key"], req.args["value"])
-    return {**_where(tab), "kind": kind, "key": req.args["key"]}
+    return tab_answer(tab, kind=kind, key=req.args["key"])
 
 
 def storage_clear(req: Request) -> dict:
     kind = req.params["kind"]
     storage.storage_name(kind)
     tab = req.tab()
-    return {**_where(tab), "kind": kind, "cleared": storage.storage_clear(tab, kind)}
+    return tab_answer(tab, kind=kind, cleared=storage.storage_clear(tab, kind))

@@ -5,6 +5,7 @@ from clawd import errors
 from clawd.page.state import navigation
 from clawd.page.state.navigation import navigate
 from clawd.security.content import wrap_untrusted
+from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
 
 
@@ -47,7 +48,7 @@ def close_tab(req: Request) -> dict:
     browser = req.browser()
     tab = req.tab(req.params["target"], usable=False)
     browser.close_tab(tab)
-    return {"ok": True, "closed": tab.tab_id, "targetId": tab.target_id}
+    return tab_answer(tab, closed=tab.tab_id)
 
 
 def tab_action(req: Request) -> dict:
