@@ -19,10 +19,15 @@ def test_idle_once_nothing_is_in_flight_for_the_quiet_time():
     tracker = RequestTracker()
     tracker.started("s", request("1"))
     assert tracker.idle(time.monotonic() + 0.1, quiet=0.05) is False
-    threading.Timer(0.05, tracker.finished, ("s", {"requestId": "1"})).start()
-    began = time.monotonic()
+    ended = []
+
+    def finish():
+        ended.append(time.monotonic())
+        tracker.finished("s", {"requestId": "1"})
+    threading.Timer(0.05, finish).start()
     assert tracker.idle(time.monotonic() + 5, quiet=0.05) is True
-    assert time.monotonic() - began >= 0.09    # the end at 0.05 s, then 0.05 s of quiet
+    # measured from the end itself: a loaded machine may start this thread late, never the quiet early
+    assert time.monotonic() - ended[0] >= 0.05
 
 
 def test_a_redirect_keeps_its_request_id_and_counts_once():
