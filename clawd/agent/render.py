@@ -1,9 +1,15 @@
 """The browser tool's answers as compact text for a model: what it needs to decide the next call,
-not the service's JSON. Renderers tolerate missing keys; the caller wraps the text as untrusted."""
+not the service's JSON. Renderers tolerate missing keys; the caller wraps the text as untrusted.
+
+An act answer reads the same for a model and on a terminal but for its voice (how the page's
+place and a pending dialog are told): cli/output.py renders act answers with `act(..., voice)`."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from clawd import acts
 
 TRUNCATED = "\n\n[...TRUNCATED - page too large]"
 ERROR_HINTS = {
@@ -150,30 +156,52 @@ def dialog(result: dict, accept: bool) -> str:
     return "\n".join([text, *_dialog_lines(result)])
 
 
-def act(result: dict) -> str:
-    """Where the page is, the action's result, then only what needs attention."""
-    lines = [page_state(result)]
-    if "result" in result:
-        lines.append(f"result: {_value(result['result'])}")
-    for item in result.get("results") or []:     # batch
-        state = "ok" if item.get("ok", True) else f"error {item.get('code')}: {item.get('error')}"
-        lines.append(f"- {item.get('kind')}: {state}")
+@dataclass(frozen=True)
+class Voice:
+    """What differs between telling an act answer to a model and printing it for a person."""
+    head: Callable[[dict], str]      # where the page is
+    dialog: Callable[[dict], str]    # a pending dialog, and how to answer it
+
+
+def _model_dialog(d: dict) -> str:
+    what = f"pending dialog {d.get('dialogId')} ({d.get('type')})"
+    return f"{what}: {_quoted(d.get('message', ''))}; answer it with action=dialog"
+
+
+MODEL = Voice(page_state, _model_dialog)
+
+
+def act(result: dict, voice: Voice = MODEL) -> str:
+    """Where the page is, what the action answered (the act table's answer fields), a batch's
+    results, then only what needs attention."""
+    lines = [voice.head(result)]
+    lines += [f"{name}: {value_text(result[name])}" for name in acts.ANSWER_FIELDS
+              if name in result]
+    lines += [_batched(item) for item in result.get("results") or []]
     lines += ["opened tab " + tab_line(t) for t in result.get("openedTabs") or []]
-    lines += _dialog_lines(result)
-    lines += [f"downloaded {d.get('path')} ({d.get('bytes', '?')} bytes)" for d in result.get("downloads") or []]
+    lines += _dialog_lines(result, voice)
+    lines += [f"downloaded {d.get('path') or d.get('url')} ({d.get('bytes', '?')} bytes)"
+              for d in result.get("downloads") or []]
     return "\n".join(lines)
 
 
-def _dialog_lines(result: dict) -> list[str]:
+def _batched(item: dict) -> str:
+    """One line a batched action: `- click: ok`, `- type: error REF_STALE: ...`."""
+    if item.get("ok", True):
+        return f"- {item.get('kind')}: ok"
+    return f"- {item.get('kind')}: error {item.get('code')}: {item.get('error')}"
+
+
+def _dialog_lines(result: dict, voice: Voice = MODEL) -> list[str]:
     pending = (result.get("dialogs") or {}).get("pending") or []
-    lines = [f"pending dialog {d.get('dialogId')} ({d.get('type')}): {_quoted(d.get('message', ''))}; "
-             "answer it with action=dialog" for d in pending]
+    lines = [voice.dialog(d) for d in pending]
     if result.get("blockedByDialog"):
         lines.append("the action was blocked by a dialog")
     return lines
 
 
-def _value(value: Any) -> str:
+def value_text(value: Any) -> str:
+    """A value as one reads it: a string as it is, anything else as JSON."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 

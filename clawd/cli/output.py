@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterable
 
+from clawd.agent import render
 from clawd.cli.commands import Invocation
 
 Renderer = Callable[[dict], str]
@@ -136,36 +137,30 @@ def render_media(result: dict) -> str:
 
 
 # -- act --------------------------------------------------------------------------------------------
-def render_act(result: dict) -> str:
-    """One line of where the page is, then only what needs attention (tabs, dialogs, downloads)."""
+def _head(result: dict) -> str:
+    """`t1 https://example.com/  Title`: where the page is, as a terminal line."""
     head = " ".join(str(p) for p in (result.get("tabId"), result.get("url")) if p) or "ok"
     if result.get("title"):
         head += f"  {_shorten(result['title'])}"
-    lines = [head]
-    if "result" in result:
-        lines.append(f"result: {_value(result['result'])}")
-    lines += [f"opened tab {t.get('tabId')} {t.get('url', '')}".rstrip() for t in result.get("openedTabs") or []]
-    lines += _dialog_lines(result)
-    lines += [f"downloaded {d.get('path') or d.get('url')} ({d.get('bytes', '?')} bytes)"
-              for d in result.get("downloads") or []]
-    return "\n".join(lines)
+    return head
 
 
-def _dialog_lines(result: dict) -> list[str]:
-    pending = (result.get("dialogs") or {}).get("pending") or []
-    lines = [f"dialog {d.get('dialogId')} ({d.get('type')}): {d.get('message', '')} "
-             "-- answer with `clawd-browser dialog --accept|--dismiss`" for d in pending]
-    if result.get("blockedByDialog"):
-        lines.append("blocked by a dialog")
-    return lines
+def _dialog_line(d: dict) -> str:
+    return (f"dialog {d.get('dialogId')} ({d.get('type')}): {d.get('message', '')} "
+            "-- answer with `clawd-browser dialog --accept|--dismiss`")
 
 
-def _value(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+TERMINAL = render.Voice(_head, _dialog_line)
+
+
+def render_act(result: dict) -> str:
+    """One line of where the page is, then what the action answered and what needs attention
+    (tabs, dialogs, downloads): the agent tool's act text in a terminal's voice."""
+    return render.act(result, TERMINAL)
 
 
 def render_evaluate(result: dict) -> str:
-    return _value(result.get("result")) if "result" in result else render_act(result)
+    return render.value_text(result.get("result")) if "result" in result else render_act(result)
 
 
 # -- debug and state --------------------------------------------------------------------------------

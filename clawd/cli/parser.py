@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import argparse
 
-from clawd import __version__
+from clawd import __version__, acts
 from clawd.cli.commands import act, basic, config_cmd, debug, doctor, mcp, page, serve, settings, state, tabs
 
 EPILOG = """exit status: 0 ok, 1 error, 2 usage, 3 service unreachable, 4 not found, 5 timeout.
 Refs (e12, @e12, ref=e12, or just 12) come from `clawd-browser snapshot`."""
 
-MODIFIERS = ("Alt", "Control", "ControlOrMeta", "Meta", "Shift")
-LOAD_STATES = ("load", "domcontentloaded", "networkidle")
+WORD_HELP = {"fields": "a field ref and its text value"}    # fill's REF=VALUE pairs
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -213,77 +212,50 @@ def _snapshot(sub) -> None:
 
 # -- act --------------------------------------------------------------------------------------------
 def _act(sub) -> None:
-    _pointer(sub)
-    _keyboard(sub)
-    _forms(sub)
-    _scripting(sub)
-    _hooks(sub)
-
-
-def _pointer(sub) -> None:
-    p = _command(sub, "click", act.click, "click an element", tab=True)
-    p.add_argument("ref", metavar="REF", help="element ref from the snapshot")
-    p.add_argument("--button", choices=("left", "right", "middle"), help="mouse button (default: left)")
-    p.add_argument("--double", action="store_true", help="double-click")
-    p.add_argument("--modifiers", nargs="+", choices=MODIFIERS, metavar="KEY",
-                   help=f"keys held during the click: {', '.join(MODIFIERS)}")
-    p.add_argument("--delay-ms", type=int, metavar="MS", help="time between press and release (<= 5000)")
-    p = _command(sub, "click-coords", act.click_coords, "click at viewport coordinates", tab=True)
-    p.add_argument("x", type=float, metavar="X", help="CSS pixels from the viewport's left edge")
-    p.add_argument("y", type=float, metavar="Y", help="CSS pixels from the viewport's top edge")
-    p = _command(sub, "hover", act.hover, "move the mouse over an element", tab=True)
-    p.add_argument("ref", metavar="REF", help="element ref from the snapshot")
-    p = _command(sub, "scrollintoview", act.scroll_into_view, "scroll an element into view", tab=True)
-    p.add_argument("ref", metavar="REF", help="element ref from the snapshot")
-    p = _command(sub, "drag", act.drag, "drag one element onto another", tab=True)
-    p.add_argument("start", metavar="START", help="ref of the element to drag")
-    p.add_argument("end", metavar="END", help="ref of the element to drop on")
+    for kind in acts.KINDS.values():
+        if kind.command:
+            _act_kind(sub, kind)
     p = _command(sub, "highlight", act.highlight, "outline an element on the page for a moment", tab=True)
     p.add_argument("ref", metavar="REF", help="element ref from the snapshot")
     p.add_argument("--duration-ms", type=int, metavar="MS", help="how long the outline stays (100-10000)")
+    _hooks(sub)
 
 
-def _keyboard(sub) -> None:
-    p = _command(sub, "type", act.type_text, "type text into an element", tab=True)
-    p.add_argument("ref", metavar="REF", help="element ref from the snapshot")
-    p.add_argument("text", metavar="TEXT", help="text to type")
-    p.add_argument("--submit", action="store_true", help="press Enter afterwards")
-    p.add_argument("--slowly", action="store_true", help="one key at a time, for pages that listen to keys")
-    p = _command(sub, "press", act.press, "press a key or chord in the focused element", tab=True)
-    p.add_argument("key", metavar="KEY", help="key name such as Enter, Tab, ArrowDown, Control+A")
-    p.add_argument("--delay-ms", type=int, metavar="MS", help="time between keydown and keyup (<= 5000)")
+def _act_kind(sub, kind: acts.Kind) -> None:
+    """A command of the act table: its fields as words and flags, as the table says to write them."""
+    p = _command(sub, kind.command, act.act_kind, kind.help, tab=True)
+    p.set_defaults(act_kind=kind.name)
+    for param in (*kind.params, *acts.COMMON):
+        if param.cli is not None:
+            _act_field(p, param)
 
 
-def _forms(sub) -> None:
-    p = _command(sub, "select", act.select, "choose options of a select element", tab=True)
-    p.add_argument("ref", metavar="REF", help="ref of the select (combobox/listbox)")
-    p.add_argument("values", metavar="VALUE", nargs="+", help="option value or label to choose")
-    p = _command(sub, "fill", act.fill, "fill several form fields at once", tab=True)
-    p.add_argument("pairs", metavar="REF=VALUE", nargs="*", help="a field ref and its text value")
-    p.add_argument("--fields-json", metavar="JSON",
-                   help='fields as JSON: [{"ref": "e4", "type": "textbox", "value": "a@b.c"}]; '
-                        "checkboxes and radios take true/false")
-    p = _command(sub, "resize", act.resize, "resize the page's viewport", tab=True)
-    p.add_argument("width", type=int, metavar="W", help="width in CSS pixels")
-    p.add_argument("height", type=int, metavar="H", help="height in CSS pixels")
+def _act_field(p: argparse.ArgumentParser, param: acts.Param) -> None:
+    """One field: a word (several for a list), a flag (with no value for a boolean; fill's fields
+    as JSON), and the word a flag may also be written as."""
+    cli, how = param.cli, _value_spec(param)
+    if cli.flag is None:
+        p.add_argument(param.name, metavar=cli.metavar, help=param.help, **how)
+        return
+    if param.type == "boolean":
+        how = {"action": "store_true", "default": None}
+    else:
+        how["metavar"] = cli.metavar
+    as_json = ", as JSON" if param.type == "fields" else ""
+    p.add_argument(cli.flag, dest=param.name, help=param.help + as_json, **how)
+    if cli.word:
+        p.add_argument(f"{param.name}_word", metavar=cli.word, nargs="*" if as_json else "?",
+                       help=WORD_HELP.get(param.type, f"{param.help} (as {cli.flag})"))
 
 
-def _scripting(sub) -> None:
-    p = _command(sub, "wait", act.wait, "wait for conditions, in the order given below", tab=True)
-    p.add_argument("selector_arg", metavar="CSS", nargs="?", help="until an element matches CSS (as --selector)")
-    p.add_argument("--time-ms", type=int, metavar="MS", help="wait this long (<= 30000)")
-    p.add_argument("--text", metavar="TEXT", help="until TEXT appears on the page")
-    p.add_argument("--text-gone", metavar="TEXT", help="until TEXT is no longer on the page")
-    p.add_argument("--selector", metavar="CSS", help="until an element matches CSS")
-    p.add_argument("--url", metavar="GLOB", help="until the page URL matches GLOB")
-    p.add_argument("--load-state", choices=LOAD_STATES, help="until the page reaches this load state")
-    p.add_argument("--fn", metavar="JS", help="until this JavaScript function returns a truthy value")
-    p.add_argument("--timeout-ms", type=int, metavar="MS", help="give up after MS (default: browser.actionTimeoutMs)")
-    p = _command(sub, "evaluate", act.evaluate, "run a JavaScript function in the page and print its result",
-                 tab=True)
-    p.add_argument("fn", metavar="FN", nargs="?", help="function source such as '() => document.title'")
-    p.add_argument("--fn", dest="fn_flag", metavar="FN", help="the function, as a flag (instead of FN)")
-    p.add_argument("--ref", metavar="REF", help="pass this element to the function as its argument")
+def _value_spec(param: acts.Param) -> dict:
+    """How argparse reads the field's value(s)."""
+    if param.type == "modifiers":
+        return {"nargs": "+", "choices": acts.MODIFIERS}
+    if param.choices:
+        return {"choices": param.choices}
+    nargs = {"nargs": "+"} if param.type == "strings" else {}
+    return {"type": {"integer": int, "number": float, "timeout": int}.get(param.type, str), **nargs}
 
 
 def _hooks(sub) -> None:

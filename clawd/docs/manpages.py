@@ -1,5 +1,6 @@
 """The man pages, rendered from the declarations they document: clawd-browser(1) from the argparse
-tree (cli/parser.py) and the route table (server/routes.py), clawd.yaml(5) from config/schema.json.
+tree (cli/parser.py), the route table (server/routes.py) and the act table (clawd/acts.py, through
+docs/api_page.py), clawd.yaml(5) from config/schema.json.
 
     python -m clawd.docs.manpages OUTDIR     # writes OUTDIR/clawd-browser.1 and OUTDIR/clawd.yaml.5
 
@@ -13,9 +14,8 @@ import pathlib
 import sys
 from typing import Iterable, Iterator
 
-from clawd import __version__
-
-MANUAL = "clawd manual"
+from clawd.docs.api_page import api_section
+from clawd.docs.roff import MANUAL, bold, example, header, italic, literal, text  # noqa: F401
 
 EXIT_STATUSES = (  # (name of the constant in cli/main.py, meaning)
     ("EXIT_OK", "success"),
@@ -64,35 +64,6 @@ set -e
 clawd-browser --autostart open --label nightly https://example.com/
 clawd-browser screenshot --target nightly --full-page --out "$HOME/shots/$(date +%F).png"
 clawd-browser close nightly"""
-
-
-# -- roff ---------------------------------------------------------------------------------------------
-def text(value: object) -> str:
-    """Prose for roff: backslashes escaped, no line may start with a control character."""
-    out = str(value).replace("\\", "\\e")
-    return "\n".join("\\&" + line if line[:1] in (".", "'") else line for line in out.split("\n"))
-
-
-def literal(value: object) -> str:
-    """Options, commands, paths: also hyphens as \\- so they copy and search as ASCII minus."""
-    return text(value).replace("-", "\\-")
-
-
-def bold(value: object) -> str:
-    return f"\\fB{literal(value)}\\fR"
-
-
-def italic(value: object) -> str:
-    return f"\\fI{literal(value)}\\fR"
-
-
-def example(block: str) -> list[str]:
-    return [".PP", ".RS 4", ".nf", *(literal(line) for line in block.splitlines()), ".fi", ".RE"]
-
-
-def header(name: str, section: int, summary: str) -> list[str]:
-    return [f'.TH "{name.upper()}" "{section}" "" "clawd {__version__}" "{MANUAL}"', ".SH NAME",
-            f"{literal(name)} \\- {text(summary)}"]
 
 
 # -- clawd-browser(1) -----------------------------------------------------------------------------------
@@ -184,55 +155,6 @@ def _command_section(words: tuple, summary: str, child: argparse.ArgumentParser,
     return lines
 
 
-def _route_fields(spec) -> str:
-    if spec is None:
-        return "read by the endpoint"
-    if not spec:
-        return "none"
-    return ", ".join(f"{bold(name)}{_field_note(field)}" for name, field in spec.items())
-
-
-def _field_note(field) -> str:
-    if field.alias_of:
-        return f" (alias of {bold(field.alias_of)})"
-    return " (required)" if field.required else ""
-
-
-def _route_item(route) -> list[str]:
-    lines = [".TP", f"{bold(route.method)} {bold(route.pattern)}"]
-    doc = (route.endpoint.__doc__ or "").strip().splitlines()
-    if doc:
-        lines.append(text(doc[0]))
-        lines.append(".br")
-    if route.raw_limit:
-        lines += [f"body: the bytes themselves, at most {route.raw_limit >> 20} MiB", ".br"]
-    elif route.body is not None or route.method in ("POST", "PUT", "PATCH"):
-        lines += [f"body: {_route_fields(route.body)}", ".br"]
-    if route.query:
-        lines += [f"query: {_route_fields(route.query)}", ".br"]
-    if lines[-1] == ".br":
-        lines.pop()
-    return lines
-
-
-def _api_section(routes) -> list[str]:
-    lines = [".SH HTTP API",
-             text("clawd-browser is a client of the clawd service's HTTP API, which scripts may call "
-                  "directly. Requests and answers are JSON (request bodies at most 1 MiB). When a token "
-                  "or password exists, every request needs it: "),
-             ".BR \"Authorization: Bearer \" \\fITOKEN\\fR,",
-             ".BR \"X\\-Clawd\\-Password: \" \\fIPASSWORD\\fR",
-             text("(or X-OpenClaw-Password, which agents written for OpenClaw send),"),
-             text("or HTTP Basic with the password. Every route accepts ?profile=NAME (the query wins "
-                  "over a body field profile). Wherever a tab is named (targetId), a stable id (t1), a "
-                  "label, a raw target id or a unique prefix of one works. Errors answer "
-                  '{"error": MESSAGE, "code": CODE} with the HTTP status of the error.'),
-             ".PP", text("The routes, with the body and query fields each reads (any other field is a 400):")]
-    for route in routes:
-        lines += _route_item(route)
-    return lines
-
-
 def render_cli(parser: argparse.ArgumentParser, routes) -> str:
     from clawd.cli import main as cli_main
     lines = header("clawd-browser", 1, "drive clawd's own Chromium through the clawd service")
@@ -258,7 +180,7 @@ def render_cli(parser: argparse.ArgumentParser, routes) -> str:
     for words, summary, child in commands(parser):
         lines += _command_section(words, summary, child, global_flags)
     lines += _signals_section()
-    lines += _api_section(routes)
+    lines += api_section(routes)
     lines += [".SH EXIT STATUS"]
     for constant, meaning in EXIT_STATUSES:
         lines += [".TP", f"\\fB{getattr(cli_main, constant)}\\fR", meaning]

@@ -48,7 +48,7 @@ ROUTES = [
     route("GET", "/snapshot", snapshot.get_snapshot, query=snapshot.QUERY),
     route("GET", "/snapshot/find", snapshot.find, query=snapshot.FIND_QUERY),
     # -- act (issue 4) --
-    route("POST", "/act", act.act),     # the body is read by page/act/actions.py (kinds, batches)
+    route("POST", "/act", act.act),     # the body: the act table's (server/act_request.py reads it)
     route("POST", "/highlight", act.highlight,
           body={"ref": req(as_str), **TARGET, **TIMEOUT,
                 "durationMs": opt(lambda v, f: as_int(v, f, minimum=100, maximum=10000))}),

@@ -19,7 +19,7 @@ import pytest
 import requests
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from clawd.page.act.actions import KINDS
+from clawd.acts import KINDS
 from clawd.server.routes import ROUTES
 from tests.support.browser import require_chromium, service_config
 from tests.support.service import RunningService
@@ -82,7 +82,7 @@ RAW_BODIES = st.sampled_from([b"{", b"[]", b"null", b"1", b'"x"', b"\xff\xfe", b
 
 def _fields_for(route) -> list[str]:
     if route.pattern == "/act":
-        return sorted({"kind", "targetId", "timeoutMs", *(f for spec, _ in KINDS.values() for f in spec)})
+        return sorted({"kind", "targetId", "timeoutMs", *(p.name for kind in KINDS.values() for p in kind.params)})
     return sorted(route.body or {}) or ["targetId", "url"]
 
 

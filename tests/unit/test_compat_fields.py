@@ -7,11 +7,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from clawd.browser.tab import TabState
 from clawd import errors
 from clawd.agent.tool import BrowserTool, parameters_schema, snapshot_query
+from clawd.browser.tab import TabState
 from clawd.client import Client
-from clawd.page.act import actions
+from clawd.server import act_request
 from clawd.page.observe import tracing
 from clawd.page.snapshot.refs import normalize
 from clawd.server.api.snapshot import as_refs, options_from
@@ -35,31 +35,31 @@ def test_a_bare_number_normalizes_to_the_e_ref(given, ref):
     {"kind": "evaluate", "fn": "(el) => el.id", "ref": "9"},
 ])
 def test_actions_take_bare_numbers_as_refs_not_css(body):
-    assert actions.parse(body).kind == body["kind"]
+    assert act_request.read(body).kind == body["kind"]
 
 
 @pytest.mark.parametrize("ref", ["#12", "div", ".e12", "button:nth-child(2)"])
 def test_css_is_still_refused_where_a_ref_belongs(ref):
     with pytest.raises(errors.ActSelectorUnsupported):
-        actions.parse({"kind": "click", "ref": ref})
+        act_request.read({"kind": "click", "ref": ref})
 
 
 # -- press delayMs --------------------------------------------------------------------------------
 def test_press_reads_delay_ms_as_click_does():
-    assert actions.parse({"kind": "press", "key": "Enter", "delayMs": "250"}).args["delayMs"] == 250
-    assert actions.parse({"kind": "press", "key": "Enter", "delayMs": 5000}).args["delayMs"] == 5000
+    assert act_request.read({"kind": "press", "key": "Enter", "delayMs": "250"}).args["delayMs"] == 250
+    assert act_request.read({"kind": "press", "key": "Enter", "delayMs": 5000}).args["delayMs"] == 5000
 
 
 @pytest.mark.parametrize("delay", [5001, -1, "soon", 1.5, True, [10]])
 def test_press_with_a_bad_delay_ms_is_act_invalid_request_naming_it(delay):
     with pytest.raises(errors.ActInvalidRequest) as caught:
-        actions.parse({"kind": "press", "key": "a", "delayMs": delay})
+        act_request.read({"kind": "press", "key": "a", "delayMs": delay})
     assert caught.value.http_status == 400 and "delayMs" in caught.value.message
 
 
 def test_a_batched_press_names_its_delay_ms_with_its_place():
     with pytest.raises(errors.ActInvalidRequest) as caught:
-        actions.parse({"kind": "batch", "actions": [{"kind": "press", "key": "a", "delayMs": 9000}]})
+        act_request.read({"kind": "batch", "actions": [{"kind": "press", "key": "a", "delayMs": 9000}]})
     assert "actions[0].delayMs" in caught.value.message
 
 

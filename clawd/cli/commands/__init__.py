@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, TextIO
 
@@ -16,6 +17,17 @@ if TYPE_CHECKING:
 
 class UsageError(Exception):
     """The arguments parse but do not make sense together (exit status 2, like argparse)."""
+
+
+def json_value(text: str, flag: str, kind: type, shape: str):
+    """A flag's JSON value, of the kind the command wants; else a usage error naming the flag."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"{flag} is not JSON: {exc}") from None
+    if not isinstance(value, kind):
+        raise UsageError(f"{flag} must be {shape}")
+    return value
 
 
 def either(positional, flag, name: str, flag_name: str):

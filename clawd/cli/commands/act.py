@@ -1,106 +1,67 @@
-"""Acting on a page by ref: click, type, press, fill, wait, evaluate... plus dialogs, uploads, downloads."""
+"""Acting on a page by ref: the act table's commands (click, type, press, fill, wait, evaluate...,
+made from clawd/acts.py) plus highlight, dialogs, uploads, downloads."""
 from __future__ import annotations
 
-import json
-
+from clawd import acts
 from clawd.cli import output
-from clawd.cli.commands import Invocation, UsageError, either
+from clawd.cli.commands import Invocation, UsageError, either, json_value
 
 
-def _act(inv: Invocation, result: dict) -> None:
-    output.emit(inv, result, output.render_act)
+def act_kind(inv: Invocation) -> None:
+    """Any command of the act table (click, type, wait, ...): its words and flags become the
+    request's fields."""
+    kind = acts.KINDS[inv.args.act_kind]
+    fields = request_fields(kind, inv.args)
+    result = inv.client.act(kind.name, target_id=inv.target(), **fields)
+    output.emit(inv, result, RENDERERS.get(kind.name, output.render_act))
 
 
-def click(inv: Invocation) -> None:
-    a = inv.args
-    _act(inv, inv.client.click(a.ref, button=a.button, modifiers=a.modifiers, double_click=a.double or None,
-                               delay_ms=a.delay_ms, target_id=inv.target()))
+RENDERERS = {"evaluate": output.render_evaluate}      # evaluate prints its value alone
 
 
-def click_coords(inv: Invocation) -> None:
-    _act(inv, inv.client.click_coords(inv.args.x, inv.args.y, target_id=inv.target()))
-
-
-def type_text(inv: Invocation) -> None:
-    a = inv.args
-    _act(inv, inv.client.type(a.ref, a.text, submit=a.submit or None, slowly=a.slowly or None,
-                              target_id=inv.target()))
-
-
-def press(inv: Invocation) -> None:
-    _act(inv, inv.client.press(inv.args.key, delay_ms=inv.args.delay_ms, target_id=inv.target()))
-
-
-def hover(inv: Invocation) -> None:
-    _act(inv, inv.client.hover(inv.args.ref, target_id=inv.target()))
-
-
-def scroll_into_view(inv: Invocation) -> None:
-    _act(inv, inv.client.scroll_into_view(inv.args.ref, target_id=inv.target()))
-
-
-def drag(inv: Invocation) -> None:
-    _act(inv, inv.client.drag(inv.args.start, inv.args.end, target_id=inv.target()))
-
-
-def select(inv: Invocation) -> None:
-    _act(inv, inv.client.select(inv.args.ref, inv.args.values, target_id=inv.target()))
-
-
-def fill(inv: Invocation) -> None:
-    _act(inv, inv.client.fill(fill_fields(inv.args.fields_json, inv.args.pairs), target_id=inv.target()))
-
-
-def fill_fields(fields_json: str | None, pairs: list[str]) -> list[dict]:
-    """--fields-json is passed as given; REF=VALUE pairs become `{ref, value}` (the service knows the
-    element's type from its ref)."""
-    if fields_json and pairs:
-        raise UsageError("fill takes --fields-json or REF=VALUE pairs, not both")
-    if fields_json:
-        return _json_list(fields_json)
-    if not pairs:
-        raise UsageError("fill needs --fields-json JSON or REF=VALUE pairs")
-    return [_pair(p) for p in pairs]
-
-
-def _json_list(text: str) -> list[dict]:
-    try:
-        fields = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"--fields-json is not JSON: {exc}") from None
-    if not isinstance(fields, list):
-        raise UsageError("--fields-json must be a JSON list of {ref, type, value} objects")
+def request_fields(kind: acts.Kind, args) -> dict:
+    """The given fields in snake_case (the client's spelling); a field the table requires, or a
+    condition it needs, that is missing is a usage error, before any request."""
+    fields = {}
+    for param in (*kind.params, *acts.COMMON):
+        if param.cli is not None:
+            value = _field_value(param, args)
+            if value is not None:
+                fields[acts.snake(param.name)] = value
+            elif param.required:
+                raise UsageError(f"{kind.command} needs {param.help} ({_spelling(param)})")
+    if kind.needs_one_of and not {acts.camel(name) for name in fields} & set(kind.needs_one_of):
+        flags = ", ".join(_spelling(kind.param(name)) for name in kind.needs_one_of)
+        raise UsageError(f"{kind.command} needs at least one of {flags}")
     return fields
 
 
+def _field_value(param: acts.Param, args):
+    value = getattr(args, param.name, None)
+    if param.cli.word is None:
+        return value
+    word = getattr(args, f"{param.name}_word", None)
+    if param.type == "fields":
+        word, value = [_pair(p) for p in word or ()] or None, _json_list(value) if value else None
+    return either(word, value, param.cli.word, param.cli.flag)
+
+
+def _spelling(param: acts.Param) -> str:
+    cli = param.cli
+    flag = f"{cli.flag} {cli.metavar}" if cli.metavar else cli.flag
+    return f"{cli.word} or {flag}" if cli.word else flag
+
+
+def _json_list(text: str) -> list[dict]:
+    return json_value(text, "--fields-json", list, "a JSON list of {ref, type, value} objects")
+
+
 def _pair(text: str) -> dict:
+    """REF=VALUE as `{ref, value}`: the service knows the element's type from its ref."""
     ref, sep, value = text.partition("=")
     if not sep or not ref:
         raise UsageError(f"expected REF=VALUE, got {text!r}")
     return {"ref": ref, "value": value}
-
-
-def wait(inv: Invocation) -> None:
-    a = inv.args
-    selector = either(a.selector_arg, a.selector, "CSS", "--selector")
-    conds = dict(time_ms=a.time_ms, text=a.text, text_gone=a.text_gone, selector=selector, url=a.url,
-                 load_state=a.load_state, fn=a.fn, timeout_ms=a.timeout_ms)
-    if all(v is None for k, v in conds.items() if k != "timeout_ms"):
-        raise UsageError("wait needs at least one condition (--time-ms, --text, --text-gone, --selector, "
-                         "--url, --load-state, --fn)")
-    _act(inv, inv.client.wait(target_id=inv.target(), **conds))
-
-
-def evaluate(inv: Invocation) -> None:
-    fn = either(inv.args.fn, inv.args.fn_flag, "FN", "--fn")
-    if fn is None:
-        raise UsageError("evaluate needs the function: FN or --fn FN")
-    result = inv.client.evaluate(fn, ref=inv.args.ref, target_id=inv.target())
-    output.emit(inv, result, output.render_evaluate)
-
-
-def resize(inv: Invocation) -> None:
-    _act(inv, inv.client.resize(inv.args.width, inv.args.height, target_id=inv.target()))
 
 
 def highlight(inv: Invocation) -> None:

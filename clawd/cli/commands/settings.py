@@ -2,10 +2,8 @@
 timezone, locale, device, viewport)."""
 from __future__ import annotations
 
-import json
-
 from clawd.cli import output
-from clawd.cli.commands import Invocation, UsageError, either
+from clawd.cli.commands import Invocation, UsageError, either, json_value
 from clawd.cli.credentials import secret_from_file
 
 
@@ -28,12 +26,7 @@ def headers(inv: Invocation) -> None:
 
 
 def _header_map(text: str) -> dict[str, str]:
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"--headers-json is not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise UsageError('--headers-json must be a JSON object such as {"X-Team": "qa"}')
+    value = json_value(text, "--headers-json", dict, 'a JSON object such as {"X-Team": "qa"}')
     return {str(k): str(v) for k, v in value.items()}
 
 

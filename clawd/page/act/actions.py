@@ -1,204 +1,27 @@
-"""POST /act: validating an action (every kind, batches), running it on a tab within its timeout,
-letting the page settle, and the response every act answers with (DESIGN.md §8).
+"""Running a validated act request (clawd/acts.py: the kinds; the server reads the body) on a tab
+within its timeout, letting the page settle, and the page's state after it (DESIGN.md §8). What
+the server wraps in `{ok, targetId, tabId}` is plain data.
 
-Element kinds resolve refs through page/snapshot/refs.py and use real input (page/act/input.py); text entry,
-select and fill live in page/act/forms.py, waits and evaluate in page/act/waits.py; what modal state (dialogs, downloads) adds to a response comes
-from page/act/dialogs.py and page/act/downloads.py."""
+Element kinds resolve refs through page/snapshot/refs.py and use real input (page/act/input.py);
+text entry, select, fill and check live in page/act/forms.py, waits and evaluate in
+page/act/waits.py; what modal state (dialogs, downloads) adds to an answer comes from
+page/act/dialogs.py and page/act/downloads.py."""
 from __future__ import annotations
 
-import re
+import sys
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from clawd import errors, ref_syntax
+from clawd import acts, errors
+from clawd.acts import Action
 from clawd.browser.tab import Tab
 from clawd.page.act import dialogs, downloads, forms, input as pinput, keys, settle, waits
 from clawd.page.observe import interception
 from clawd.page.state import navigation
 from clawd.page.act.dialogs import DialogOpened, guarded_call
-from clawd.server.validation import as_bool, as_int, as_list, as_number, as_object, as_str
 
-MIN_TIMEOUT_MS, MAX_TIMEOUT_MS = 500, 60000
-MAX_BATCH, MAX_DEPTH = 100, 5
-E = errors.ActInvalidRequest
-_CSS_HINT = re.compile(r"[#.\[\]:>~+*()=\"' ]|^[a-zA-Z]+$")
-
-
-# -- field readers (every error is ACT_INVALID_REQUEST naming the field) ----------------------------
-def _bool(v, f): return as_bool(v, f, error=E)
-def _str(v, f): return as_str(v, f, error=E)
-def _text(v, f): return as_str(v, f, allow_empty=True, error=E)
-def _num(v, f): return as_number(v, f, minimum=0, error=E)
-def _delay(v, f): return as_int(v, f, minimum=0, maximum=5000, error=E)
-def _time_ms(v, f): return as_int(v, f, minimum=0, maximum=30000, error=E)
-def _size(v, f): return as_int(v, f, minimum=1, maximum=20000, error=E)
-def _timeout(v, f): return min(MAX_TIMEOUT_MS, max(MIN_TIMEOUT_MS, as_int(v, f, minimum=0, error=E)))
-
-
-def _ref(v, f):
-    ref = as_str(v, f, error=E).strip()
-    if not ref_syntax.is_ref(ref) and _CSS_HINT.search(ref):
-        raise errors.ActSelectorUnsupported(
-            f"{f}: {ref!r} looks like a CSS selector; actions take refs (e12) from GET /snapshot")
-    return ref
-
-
-def _button(v, f):
-    if v not in pinput.BUTTONS:
-        raise E(f"{f} must be one of left, right, middle; not {v!r}")
-    return v
-
-
-def _modifiers(v, f):
-    names = [p.strip() for p in v.split("+") if p.strip()] if isinstance(v, str) else as_list(v, f, error=E)
-    for name in names:
-        if not isinstance(name, str) or keys.modifier_name(name) is None:
-            raise E(f"{f}: unknown modifier {name!r}; use Alt, Control, ControlOrMeta, Meta or Shift")
-    return names
-
-
-def _values(v, f):
-    values = [v] if isinstance(v, str) else as_list(v, f, error=E)
-    if not values or not all(isinstance(x, str) for x in values):
-        raise E(f"{f} must be a non-empty list of strings (option values or labels)")
-    return values
-
-
-def _load_state(v, f):
-    if v not in waits.LOAD_STATES:
-        raise E(f"{f} must be one of {', '.join(waits.LOAD_STATES)}; not {v!r}")
-    return v
-
-
-def _key(v, f):
-    keys.parse_chord(as_str(v, f, error=E))
-    return v
-
-
-FILL_TYPES = {"text", "textbox", "textarea", "searchbox", "password", "email", "number", "tel", "url",
-              "search", "contenteditable", "checkbox", "radio", "switch", "select", "combobox", "listbox",
-              "date", "time", "datetime-local", "month", "week", "range", "slider", "color"}
-
-
-def _fields(v, f):
-    items = as_list(v, f, error=E)
-    if not items:
-        raise E(f"{f} must list at least one {{ref, value}}")
-    out = []
-    for i, item in enumerate(items):
-        name = f"{f}[{i}]"
-        item = as_object(item, name, error=E)
-        unknown = sorted(set(item) - {"ref", "type", "value"})
-        if unknown:
-            raise E(f"{name}: unknown field {unknown[0]!r}; allowed: ref, type, value")
-        if "ref" not in item or "value" not in item:
-            raise E(f"{name}.{'ref' if 'ref' not in item else 'value'} is required")
-        kind = item.get("type")
-        if kind is not None and kind not in FILL_TYPES:
-            raise E(f"{name}.type {kind!r} is not one of {', '.join(sorted(FILL_TYPES))}")
-        value = item["value"]
-        if not isinstance(value, (str, bool, int, float, list)):
-            raise E(f"{name}.value must be a string, a boolean or a list of strings")
-        out.append({"ref": _ref(item["ref"], f"{name}.ref"), "type": kind, "value": value})
-    return out
-
-
-COMMON = {"kind": _str, "targetId": _str, "timeoutMs": _timeout, "profile": _str}
-CLICK = {"button": _button, "modifiers": _modifiers, "doubleClick": _bool, "delayMs": _delay}
-KINDS: dict[str, tuple[dict[str, Callable], set[str]]] = {
-    # kind: (fields, required)
-    "click": ({"ref": _ref, **CLICK}, {"ref"}),
-    "clickCoords": ({"x": _num, "y": _num, **CLICK}, {"x", "y"}),
-    "type": ({"ref": _ref, "text": _text, "submit": _bool, "slowly": _bool}, {"ref", "text"}),
-    "press": ({"key": _key, "ref": _ref, "delayMs": _delay}, {"key"}),
-    "hover": ({"ref": _ref}, {"ref"}),
-    "scrollIntoView": ({"ref": _ref}, {"ref"}),
-    "drag": ({"startRef": _ref, "endRef": _ref}, {"startRef", "endRef"}),
-    "select": ({"ref": _ref, "values": _values}, {"ref", "values"}),
-    "fill": ({"fields": _fields}, {"fields"}),
-    "resize": ({"width": _size, "height": _size}, {"width", "height"}),
-    "wait": ({"timeMs": _time_ms, "text": _text, "textGone": _text, "selector": _str, "url": _str,
-              "loadState": _load_state, "fn": _str}, set()),
-    "evaluate": ({"fn": _str, "ref": _ref}, {"fn"}),
-    "close": ({}, set()),
-    "batch": ({"actions": lambda v, f: as_list(v, f, error=E), "stopOnError": _bool}, {"actions"}),
-}
 NO_DIALOG_CHECK = {"close", "batch"}
 STATE = "_pageState"    # an action handler's (url, title) read together with its work
-
-
-@dataclass
-class Action:
-    kind: str
-    args: dict[str, Any]
-    children: list["Action"] = field(default_factory=list)
-
-
-def parse(body: dict, *, evaluate_enabled: bool = True, depth: int = 1, where: str = "") -> Action:
-    """The validated action, or the 400/403 that names what is wrong (nothing has run yet)."""
-    if not isinstance(body, dict):
-        raise E(f"{where or 'action'} must be an object")
-    kind = body.get("kind")
-    if kind is None or kind == "":
-        raise errors.ActKindRequired(f"{where}kind is required: one of {', '.join(KINDS)}")
-    if not isinstance(kind, str) or kind not in KINDS:
-        raise E(f"{where}kind: unknown kind {kind!r}; one of {', '.join(KINDS)}")
-    spec, required = KINDS[kind]
-    if "selector" in body and kind != "wait":
-        raise errors.ActSelectorUnsupported(f"{where}selector: CSS selectors are not accepted for actions; "
-                                            "take a snapshot and pass the element's ref")
-    allowed = {**COMMON, **spec}
-    args = {}
-    for name, value in body.items():
-        if name not in allowed:
-            raise E(f"{where}{name}: unknown field for kind {kind}; allowed: {', '.join(sorted(allowed))}")
-        if value is not None:
-            args[name] = allowed[name](value, where + name)
-    missing = sorted(required - set(args))
-    if missing:
-        raise E(f"{where}{missing[0]} is required for kind {kind}")
-    _check_kind(kind, args, evaluate_enabled, where)
-    action = Action(kind, args)
-    if kind == "batch":
-        action.children = _parse_batch(args["actions"], evaluate_enabled, depth, where)
-    return action
-
-
-def _check_kind(kind: str, args: dict, evaluate_enabled: bool, where: str) -> None:
-    if kind == "evaluate" and not evaluate_enabled:
-        raise errors.ActEvaluateDisabled("evaluate is disabled by browser.evaluateEnabled: false")
-    if kind == "wait":
-        if not set(args) & set(waits.CONDITIONS):
-            raise E(f"{where}wait needs at least one of {', '.join(waits.CONDITIONS)}")
-        if "fn" in args and not evaluate_enabled:
-            raise errors.ActEvaluateDisabled("wait fn is disabled by browser.evaluateEnabled: false")
-
-
-def _parse_batch(items: list, evaluate_enabled: bool, depth: int, where: str) -> list[Action]:
-    if depth >= MAX_DEPTH and any(isinstance(i, dict) and i.get("kind") == "batch" for i in items):
-        raise E(f"{where}actions: batches nest at most {MAX_DEPTH} deep")
-    if len(items) > MAX_BATCH:
-        raise E(f"{where}actions: at most {MAX_BATCH} actions in a batch, not {len(items)}")
-    if not items:
-        raise E(f"{where}actions must list at least one action")
-    return [parse(item, evaluate_enabled=evaluate_enabled, depth=depth + 1, where=f"{where}actions[{i}].")
-            for i, item in enumerate(items)]
-
-
-def check_targets(action: Action, tab: Tab) -> None:
-    """403 when a batched action names another tab than the one the request resolved to."""
-    key = action.args.get("targetId")
-    if key is not None and not tab_matches(tab, key):
-        raise errors.ActTargetIdMismatch(f"targetId {key!r} is not the tab this action runs on "
-                                         f"({tab.tab_id}); send one request per tab")
-    for child in action.children:
-        check_targets(child, tab)
-
-
-def tab_matches(tab: Tab, key: str) -> bool:
-    return key in (tab.tab_id, tab.label, tab.target_id) or \
-        (len(key) >= 4 and tab.target_id.lower().startswith(key.lower()))
 
 
 # -- running --------------------------------------------------------------------------------------
@@ -217,7 +40,8 @@ class Context:
             timeout = self.default_timeout_ms
             if action.kind == "wait" and "timeMs" in action.args:
                 timeout += action.args["timeMs"]     # a fixed wait longer than the default still runs
-        return time.monotonic() + min(MAX_TIMEOUT_MS, max(MIN_TIMEOUT_MS, timeout)) / 1000
+        timeout = min(acts.MAX_TIMEOUT_MS, max(acts.MIN_TIMEOUT_MS, timeout))
+        return time.monotonic() + timeout / 1000
 
     def element(self, ref: str, deadline: float) -> pinput.Element:
         if self._resolve_ref is None:
@@ -228,6 +52,8 @@ class Context:
 
 
 def run(ctx: Context, action: Action) -> dict:
+    """What the action did and the page's state after it. A batch's `results` hold one entry
+    per action run, in order: its data, or `{kind, error, code, status}` for one that failed."""
     if action.kind == "batch":
         return _run_batch(ctx, action)
     return _run_one(ctx, action)
@@ -252,7 +78,7 @@ def _run_one(ctx: Context, action: Action) -> dict:
             tab.check_usable()
         raise
     if action.kind == "close":
-        return {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, "closed": True, **extra}
+        return {"closed": True, **extra}
     return respond(ctx, before, deadline, extra, blocked=blocked)
 
 
@@ -268,11 +94,19 @@ class _Marks:
         self.navigations = navigation.navigation_log(tab).requested
 
 
-def respond(ctx: Context, before: _Marks, deadline: float, extra: dict, *, blocked: bool = False) -> dict:
-    """Settle, then the page's state after the action (DESIGN.md §8)."""
-    tab = ctx.tab
-    state = dialogs.state(tab)
+def respond(ctx: Context, before: _Marks, deadline: float, extra: dict, *,
+            blocked: bool = False) -> dict:
+    """Settle, then the page's state after the action (DESIGN.md §8), `extra` after url and
+    title."""
     known = extra.pop(STATE, None)      # (url, title) the action already read
+    page = _settled(ctx, before, deadline, known, blocked)
+    return {**page, **extra, **_aftermath(ctx, before, blocked)}
+
+
+def _settled(ctx: Context, before: _Marks, deadline: float, known, blocked: bool) -> dict:
+    """The page's url and title once what the action started (a navigation, popups, requests)
+    has settled."""
+    tab, state = ctx.tab, dialogs.state(ctx.tab)
     tracker = settle.tracker_of(tab)
     # A renderer round trip first (reading the state): the network events the action caused
     # come down the same pipe, so once it answered and the event queue is drained, we know
@@ -282,21 +116,27 @@ def respond(ctx: Context, before: _Marks, deadline: float, extra: dict, *, block
         page = {"url": tab.url, "title": tab.title}
     else:
         page = _page_state(tab, deadline)
-    if not blocked and not tab.closed.is_set() and not state.pending:
-        tab.session.connection.events.flush(max(0.05, min(1.0, deadline - time.monotonic())))
-        if navigation.navigation_log(tab).requested > before.navigations:   # a link, a form submit
-            _wait_navigation(tab, before, deadline)
-            page = _page_state(tab, deadline)
-        if tracker.windows > before.windows:
-            settle.wait_for_popups(ctx.browser, tab, before.started, tracker.windows - before.windows, deadline)
-        if tracker.seq > before.requests:
-            tracker.settle(before.requests, deadline)
-            page = _page_state(tab, deadline)
-    answer = {"ok": True, "targetId": tab.target_id, "tabId": tab.tab_id, **page}
-    answer.update(extra)
-    opened = [navigation.refresh(t).to_dict() for t in ctx.browser.tabs_opened_since(before.started, opener=tab)]
+    if blocked or tab.closed.is_set() or state.pending:    # read again: reading the page
+        return page                                          # may have met a dialog
+    tab.session.connection.events.flush(max(0.05, min(1.0, deadline - time.monotonic())))
+    if navigation.navigation_log(tab).requested > before.navigations:   # a link, a form submit
+        _wait_navigation(tab, before, deadline)
+        page = _page_state(tab, deadline)
+    if tracker.windows > before.windows:
+        settle.wait_for_popups(ctx.browser, tab, before.started, tracker.windows - before.windows,
+                               deadline)
+    if tracker.seq > before.requests:
+        tracker.settle(before.requests, deadline)
+        page = _page_state(tab, deadline)
+    return page
+
+
+def _aftermath(ctx: Context, before: _Marks, blocked: bool) -> dict:
+    """What the action left that needs attention: opened tabs, dialogs, downloads, refusals."""
+    tab, state, answer = ctx.tab, dialogs.state(ctx.tab), {}
+    opened = ctx.browser.tabs_opened_since(before.started, opener=tab)
     if opened:
-        answer["openedTabs"] = opened
+        answer["openedTabs"] = [navigation.refresh(t).to_dict() for t in opened]
     pending = state.public_pending()
     answer["dialogs"] = {"pending": pending}
     handled = state.handled_since(before.dialogs)
@@ -339,42 +179,37 @@ def _page_state(tab: Tab, deadline: float) -> dict:
 def _run_batch(ctx: Context, action: Action) -> dict:
     stop = action.args.get("stopOnError", True)
     batch_deadline = time.monotonic() + action.args["timeoutMs"] / 1000 if "timeoutMs" in action.args else None
-    results, ok = [], True
+    results = []
     before = _Marks(ctx.tab, ctx.browser)
-    for index, child in enumerate(action.children):
+    for child in action.children:
         if batch_deadline is not None and time.monotonic() >= batch_deadline:
             results.append(_failure(child, errors.ActTimeout("the batch ran out of time")))
-            ok = False
             break
         try:
             results.append({"kind": child.kind, **run(ctx, child)})
         except errors.ClawdError as exc:
-            ok = False
             results.append(_failure(child, exc))
             if stop:
                 break
         if ctx.tab.closed.is_set():
             break
     if ctx.tab.closed.is_set():
-        return {"ok": ok, "targetId": ctx.tab.target_id, "tabId": ctx.tab.tab_id, "closed": True,
-                "results": results}
-    answer = respond(ctx, before, time.monotonic() + 1.0, {"results": results})
-    answer["ok"] = ok and all(r.get("ok", False) for r in results)
-    return answer
+        return {"closed": True, "results": results}
+    return respond(ctx, before, time.monotonic() + 1.0, {"results": results})
 
 
 def _failure(action: Action, exc: errors.ClawdError) -> dict:
-    return {"kind": action.kind, "ok": False, "error": exc.message, "code": exc.code, "status": exc.http_status}
+    return {"kind": action.kind, "error": exc.message, "code": exc.code, "status": exc.http_status}
 
 
 # -- the kinds ------------------------------------------------------------------------------------
-def _click(ctx: Context, a: dict, deadline: float) -> None:
+def click(ctx: Context, a: dict, deadline: float) -> None:
     element = ctx.element(a["ref"], deadline)
     x, y = pinput.clickable_point(element, deadline)
     _click_at(ctx, a, x, y, deadline)
 
 
-def _click_coords(ctx: Context, a: dict, deadline: float) -> None:
+def click_coords(ctx: Context, a: dict, deadline: float) -> None:
     _click_at(ctx, a, a["x"], a["y"], deadline)
 
 
@@ -384,27 +219,27 @@ def _click_at(ctx: Context, a: dict, x: float, y: float, deadline: float) -> Non
                     delay_ms=a.get("delayMs", 0))
 
 
-def _hover(ctx: Context, a: dict, deadline: float) -> None:
+def hover(ctx: Context, a: dict, deadline: float) -> None:
     element = ctx.element(a["ref"], deadline)
     x, y = pinput.clickable_point(element, deadline)
     pinput.mouse_move(ctx.tab, x, y, deadline)
 
 
-def _scroll_into_view(ctx: Context, a: dict, deadline: float) -> None:
+def scroll_into_view(ctx: Context, a: dict, deadline: float) -> None:
     element = ctx.element(a["ref"], deadline)
     pinput.prepare(element, deadline)
     guarded_call(ctx.tab, element.session, "DOM.scrollIntoViewIfNeeded",
                  {"objectId": element.object_id}, deadline)
 
 
-def _type(ctx: Context, a: dict, deadline: float) -> None:
+def type_text(ctx: Context, a: dict, deadline: float) -> None:
     element = ctx.element(a["ref"], deadline)
     forms.enter_text(element, a["text"], deadline, slowly=a.get("slowly", False))
     if a.get("submit"):
         pinput.press_chord(ctx.tab, keys.parse_chord("Enter"), deadline)
 
 
-def _press(ctx: Context, a: dict, deadline: float) -> None:
+def press(ctx: Context, a: dict, deadline: float) -> None:
     if a.get("ref"):
         element = ctx.element(a["ref"], deadline)
         pinput.prepare(element, deadline)
@@ -412,7 +247,7 @@ def _press(ctx: Context, a: dict, deadline: float) -> None:
     pinput.press_chord(ctx.tab, keys.parse_chord(a["key"]), deadline, delay_ms=a.get("delayMs", 0))
 
 
-def _drag(ctx: Context, a: dict, deadline: float) -> None:
+def drag(ctx: Context, a: dict, deadline: float) -> None:
     start = ctx.element(a["startRef"], deadline)
     sx, sy = pinput.clickable_point(start, deadline)
     end = ctx.element(a["endRef"], deadline)
@@ -443,27 +278,27 @@ def drag_between(tab: Tab, start: tuple, end: tuple, deadline: float) -> None:
         session.try_call("Input.setInterceptDrags", {"enabled": False}, timeout=2)
 
 
-def _select(ctx: Context, a: dict, deadline: float) -> dict:
+def select(ctx: Context, a: dict, deadline: float) -> dict:
     element = ctx.element(a["ref"], deadline)
     return {"selected": forms.select_options(element, a["values"], deadline)}
 
 
-def _fill(ctx: Context, a: dict, deadline: float) -> dict:
+def fill(ctx: Context, a: dict, deadline: float) -> dict:
     forms.fill(a["fields"], lambda ref: ctx.element(ref, deadline), deadline)
     return {"filled": [item["ref"] for item in a["fields"]]}
 
 
-def _resize(ctx: Context, a: dict, deadline: float) -> dict:
+def resize(ctx: Context, a: dict, deadline: float) -> dict:
     guarded_call(ctx.tab, ctx.tab.session, "Emulation.setDeviceMetricsOverride",
                  {"width": a["width"], "height": a["height"], "deviceScaleFactor": 0, "mobile": False}, deadline)
     return {"viewport": {"width": a["width"], "height": a["height"]}}
 
 
-def _wait(ctx: Context, a: dict, deadline: float) -> dict:
+def wait(ctx: Context, a: dict, deadline: float) -> dict:
     return waits.wait(ctx.tab, a, deadline)
 
 
-def _evaluate(ctx: Context, a: dict, deadline: float) -> dict:
+def evaluate(ctx: Context, a: dict, deadline: float) -> dict:
     if a.get("ref"):
         element = ctx.element(a["ref"], deadline)
         return {"result": waits.evaluate(ctx.tab, a["fn"], deadline, element=element)}
@@ -471,13 +306,17 @@ def _evaluate(ctx: Context, a: dict, deadline: float) -> dict:
     return {"result": value, STATE: state} if state else {"result": value}
 
 
-def _close(ctx: Context, a: dict, deadline: float) -> dict:
+def close(ctx: Context, a: dict, deadline: float) -> dict:
     ctx.browser.close_tab(ctx.tab, timeout=max(0.5, deadline - time.monotonic()))
     return {}
 
 
+def _page_function(kind: acts.Kind) -> Callable[[Context, dict, float], Any]:
+    """The function a kind names in the act table ("forms.check"): a module of page/act/."""
+    module, _, name = kind.runs.partition(".")
+    return getattr(_MODULES[module], name)
+
+
+_MODULES = {"actions": sys.modules[__name__], "forms": forms, "waits": waits}
 HANDLERS: dict[str, Callable[[Context, dict, float], Any]] = {
-    "click": _click, "clickCoords": _click_coords, "type": _type, "press": _press, "hover": _hover,
-    "scrollIntoView": _scroll_into_view, "drag": _drag, "select": _select, "fill": _fill,
-    "resize": _resize, "wait": _wait, "evaluate": _evaluate, "close": _close,
-}
+    kind.name: _page_function(kind) for kind in acts.KINDS.values() if kind.runs}

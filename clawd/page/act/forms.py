@@ -1,14 +1,19 @@
 """Form controls for POST /act: text entry as typing does it (type, fill), choosing <select>
-options (select, fill), and checking boxes to a wanted state (fill). Errors name the element."""
+options (select, fill), and checking boxes to a wanted state (check, uncheck, fill). Errors name
+the element."""
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 from clawd import errors
+from clawd.coerce import as_bool
 from clawd.page.act import input as pinput, keys
-from clawd.server.validation import as_bool
 
 E = errors.ActInvalidRequest
+CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
+ONE_OF_GROUP = ("radio", "menuitemradio")      # checked by choosing another, never unchecked
+STATE_SETTLE = 1.0     # seconds a page may take to show the state a click asked for
 
 _FOCUS_AND_SELECT = """function() {
   const el = this;
@@ -102,16 +107,36 @@ def select_options(element: pinput.Element, values: list[str], deadline: float) 
     return answer.get("selected", [])
 
 
-_FIELD_KIND = """function() {
+# A <label> stands for its control (a click on it toggles the control); ARIA widgets report
+# their state in aria-checked ("mixed" is not checked: a click on it goes to checked).
+_FIELD_KIND = """function(checkable) {
   const el = this;
   if (el.tagName === 'SELECT') return {kind: 'select'};
-  if (el.tagName === 'INPUT' && ['checkbox', 'radio'].includes(el.type))
-    return {kind: el.type, checked: el.checked};
-  const role = el.getAttribute('role');
-  if (['checkbox', 'radio', 'switch'].includes(role))
+  const input = el.tagName === 'LABEL' && el.control ? el.control : el;
+  if (input.tagName === 'INPUT' && ['checkbox', 'radio'].includes(input.type))
+    return {kind: input.type, checked: input.checked};
+  const role = (el.getAttribute('role') || '').trim().split(' ')[0];
+  if (checkable.includes(role))
     return {kind: role, checked: el.getAttribute('aria-checked') === 'true'};
   return {kind: 'text'};
 }"""
+
+
+def _field_kind(element: pinput.Element, deadline: float) -> dict:
+    return element.call(_FIELD_KIND, list(CHECKABLE), deadline=deadline) or {}
+
+
+def check(ctx, a: dict, deadline: float) -> dict:
+    """The check and uncheck kinds: a checkbox, radio or switch (native, ARIA, or the label of
+    one) is clicked only when it is not in the wanted state, and must then be in it."""
+    element = ctx.element(a["ref"], deadline)
+    found = _field_kind(element, deadline)
+    if found.get("kind") not in CHECKABLE:
+        raise E(f"ref: {element.describe()} is not a checkbox, radio or switch; {a['kind']} "
+                "needs one (click other elements with kind click)")
+    wanted = a["kind"] == "check"
+    changed = set_checked(element, found["kind"], wanted, found.get("checked", False), deadline)
+    return {"checked": wanted, "changed": changed}
 
 
 def fill(fields: list[dict], element_of: Callable[[str], pinput.Element], deadline: float) -> None:
@@ -120,9 +145,9 @@ def fill(fields: list[dict], element_of: Callable[[str], pinput.Element], deadli
     the value as text."""
     for i, field in enumerate(fields):
         element, value = element_of(field["ref"]), field["value"]
-        found = element.call(_FIELD_KIND, deadline=deadline) or {}
+        found = _field_kind(element, deadline)
         kind = found.get("kind", "text")
-        if kind in ("checkbox", "radio", "switch"):
+        if kind in CHECKABLE:
             set_checked(element, kind, as_bool(value, f"fields[{i}].value", error=E),
                         found.get("checked", False), deadline)
         elif kind == "select":
@@ -134,14 +159,28 @@ def fill(fields: list[dict], element_of: Callable[[str], pinput.Element], deadli
             enter_text(element, str(value), deadline)
 
 
-def set_checked(element: pinput.Element, kind: str, wanted: bool, checked: bool, deadline: float) -> None:
+def set_checked(element: pinput.Element, kind: str, wanted: bool, checked: bool,
+                deadline: float) -> bool:
+    """Click the element when it is not in the wanted state; True when it clicked."""
     if wanted == checked:
-        return
-    if kind == "radio" and not wanted:
-        raise E(f"value: a radio button cannot be unchecked ({element.describe()}); check another one")
+        return False
+    if kind in ONE_OF_GROUP and not wanted:
+        raise E(f"{element.describe()} is a radio button: it cannot be unchecked; check another "
+                "one of its group")
     x, y = pinput.clickable_point(element, deadline)
     pinput.click_at(element.tab, x, y, deadline)
-    now = element.call(_FIELD_KIND, deadline=deadline) or {}
-    if now.get("checked") != wanted:
-        raise errors.ActInvalidRequest(f"clicking {element.describe()} did not make it "
-                                       f"{'checked' if wanted else 'unchecked'}")
+    if not _reached(element, wanted, deadline):
+        raise E(f"clicking {element.describe()} did not make it "
+                f"{'checked' if wanted else 'unchecked'}")
+    return True
+
+
+def _reached(element: pinput.Element, wanted: bool, deadline: float) -> bool:
+    """Whether the element shows the wanted state within STATE_SETTLE (a page may set it a
+    moment after the click, from a handler of its own)."""
+    until = min(deadline, time.monotonic() + STATE_SETTLE)
+    while _field_kind(element, deadline).get("checked") != wanted:
+        if time.monotonic() + 0.05 >= until:
+            return False
+        time.sleep(0.05)
+    return True

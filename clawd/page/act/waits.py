@@ -7,13 +7,12 @@ import json
 import re
 import time
 
-from clawd import errors
+from clawd import acts, errors
 from clawd.browser.tab import Tab
 from clawd.page.act import settle
 from clawd.page.act.dialogs import guarded_call
 
-CONDITIONS = ("timeMs", "text", "textGone", "selector", "url", "loadState", "fn")
-LOAD_STATES = ("load", "domcontentloaded", "networkidle")
+CONDITIONS = acts.KINDS["wait"].needs_one_of     # in the order they are waited for
 POLL = 0.05
 _FUNCTION = re.compile(r"^\s*(async\s+)?(function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)", re.S)
 
