@@ -20,6 +20,7 @@ bench: install-bench chromium
 	$(PY) bench/snapshot.py
 	$(PY) bench/load.py
 	$(PY) bench/strict.py
+	$(PY) bench/webfetch.py
 
 install: $(STAMP)
 

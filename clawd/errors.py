@@ -95,6 +95,22 @@ class InvalidLocale(InvalidRequest):
     code = "INVALID_LOCALE"
 
 
+class WebInvalidUrl(InvalidRequest):
+    """web_fetch reads http: and https: URLs without credentials only."""
+    code = "WEB_INVALID_URL"
+
+
+class WebSearchNotConfigured(InvalidRequest):
+    """No search provider has an API key (in web.search or the environment)."""
+    code = "WEB_SEARCH_NOT_CONFIGURED"
+
+
+class WebUnsupportedContent(ClawdError):
+    """The page is not text web_fetch can read (an image, a binary download)."""
+    code = "WEB_UNSUPPORTED_CONTENT"
+    http_status = 415
+
+
 # -- 401/403: who is asking -----------------------------------------------------------------------
 class Unauthorized(ClawdError, PermissionError):
     """Missing or wrong credentials."""
@@ -124,6 +140,21 @@ class ActEvaluateDisabled(Forbidden):
 
 class ActTargetIdMismatch(Forbidden):
     code = "ACT_TARGET_ID_MISMATCH"
+
+
+class ToolDenied(Forbidden):
+    """The tool is not allowed by the tools.allow / tools.deny policy."""
+    code = "TOOL_DENIED"
+
+
+class WebFetchDisabled(Forbidden):
+    """web_fetch is disabled (web.fetch.enabled: false)."""
+    code = "WEB_FETCH_DISABLED"
+
+
+class WebSearchDisabled(Forbidden):
+    """web_search is disabled (web.search.enabled: false)."""
+    code = "WEB_SEARCH_DISABLED"
 
 
 # -- 404: what was named does not exist -----------------------------------------------------------
@@ -273,6 +304,13 @@ class DialogNotFound(NotFound):
     code = "DIALOG_NOT_FOUND"
 
 
+# -- 429: someone else asks us to slow down -------------------------------------------------------
+class WebSearchRateLimited(ClawdError):
+    """The search provider answered 429; `retryAfter` says when to try again, if it said."""
+    code = "WEB_SEARCH_RATE_LIMITED"
+    http_status = 429
+
+
 # -- 5xx: something beyond the request failed -----------------------------------------------------
 class BrowserLaunchFailed(ClawdError):
     code = "BROWSER_LAUNCH_FAILED"
@@ -342,6 +380,30 @@ class ServiceShuttingDown(ClawdError):
 
 class CdpTimeout(ClawdError, TimeoutError):
     code = "CDP_TIMEOUT"
+    http_status = 504
+
+
+class WebFetchFailed(ClawdError):
+    """The page could not be fetched (connection, TLS, too many redirects): the message says which."""
+    code = "WEB_FETCH_FAILED"
+    http_status = 502
+
+
+class WebSearchAuth(ClawdError):
+    """The search provider refused the API key (401/403)."""
+    code = "WEB_SEARCH_AUTH"
+    http_status = 502
+
+
+class WebSearchFailed(ClawdError):
+    """The search provider failed or answered something unreadable; `status` is its HTTP status."""
+    code = "WEB_SEARCH_FAILED"
+    http_status = 502
+
+
+class WebTimeout(ClawdError, TimeoutError):
+    """The fetch or search did not finish within its time limit."""
+    code = "WEB_TIMEOUT"
     http_status = 504
 
 

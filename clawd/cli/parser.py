@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from clawd import __version__, acts
-from clawd.cli.commands import act, basic, config_cmd, debug, doctor, mcp, page, serve, settings, state, tabs
+from clawd.cli.commands import act, basic, config_cmd, debug, doctor, mcp, page, serve, settings, state, tabs, web
 
 EPILOG = """exit status: 0 ok, 1 error, 2 usage, 3 service unreachable, 4 not found, 5 timeout.
 Refs (e12, @e12, ref=e12, or just 12) come from `clawd-browser snapshot`."""
@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     _global_flags(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, title="commands",
                                 help="what to do; `clawd-browser COMMAND --help` for its options")
-    for group in (_basic, _tabs, _page, _act, _debug, _state, _settings, _service):
+    for group in (_basic, _tabs, _page, _act, _debug, _state, _settings, web.add_parsers, _service):
         group(sub)
     return parser
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from clawd.client.act_methods import ActMethods
+from clawd.client.web_methods import WebMethods
 from clawd.client.transport import Transport, segment
 
 
-class Client(Transport, ActMethods):
+class Client(Transport, ActMethods, WebMethods):
     """Talks to a running clawd service over its loopback HTTP API.
 
     Every method returns the service's decoded JSON answer and raises the `clawd.errors` class

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import os
 import pathlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Literal, Mapping
 
 Tristate = bool | Literal["auto"]
 
 DEFAULT_COLOR = "#FF4500"
+# what web_fetch sends by default: a current desktop Chrome, which sites serve their usual pages to
+DEFAULT_USER_AGENT = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+                      "Chrome/156.0.0.0 Safari/537.36")
 PALETTE = ("#FF4500", "#0066CC", "#00AA00", "#9933FF", "#FF6699",
            "#00CCCC", "#FF9900", "#6666FF", "#CC3366", "#339966")
 
@@ -119,11 +122,100 @@ class NodeConfig:
 
 
 @dataclass(frozen=True)
+class FirecrawlConfig:
+    enabled: bool = False
+    api_key: str | None = None
+    base_url: str = "https://api.firecrawl.dev/v2/scrape"
+    only_main_content: bool = True
+    max_age_ms: int = 172800000
+    proxy: str = "auto"
+
+
+@dataclass(frozen=True)
+class WebFetchConfig:
+    enabled: bool = True
+    readability: bool = True
+    max_chars: int = 50000
+    max_response_bytes: int = 2000000
+    max_redirects: int = 3
+    timeout_seconds: int = 30
+    cache_ttl_minutes: int = 15
+    user_agent: str = DEFAULT_USER_AGENT
+    firecrawl: FirecrawlConfig = field(default_factory=FirecrawlConfig)
+
+
+@dataclass(frozen=True)
+class SearchProviderConfig:
+    """web.search.<provider>: None takes the provider's default (or the environment's key)."""
+    api_key: str | None = None
+    base_url: str | None = None
+    model: str | None = None
+
+
+@dataclass(frozen=True)
+class BraveConfig:
+    api_key: str | None = None
+    base_url: str | None = None
+
+
+@dataclass(frozen=True)
+class GrokConfig(SearchProviderConfig):
+    inline_citations: bool = False
+
+
+@dataclass(frozen=True)
+class WebSearchConfig:
+    enabled: bool = True
+    provider: str | None = None
+    count: int = 5
+    country: str | None = None
+    search_lang: str | None = None
+    ui_lang: str | None = None
+    freshness: str | None = None
+    cache_ttl_minutes: int = 15
+    timeout_seconds: int = 30
+    brave: BraveConfig = field(default_factory=BraveConfig)
+    gemini: SearchProviderConfig = field(default_factory=SearchProviderConfig)
+    kimi: SearchProviderConfig = field(default_factory=SearchProviderConfig)
+    perplexity: SearchProviderConfig = field(default_factory=SearchProviderConfig)
+    grok: GrokConfig = field(default_factory=GrokConfig)
+
+
+@dataclass(frozen=True)
+class WebSsrfPolicy:
+    """web.ssrfPolicy: every None takes browser.ssrfPolicy's value (see effective())."""
+    dangerously_allow_private_network: bool | None = None
+    allowed_hostnames: tuple[str, ...] | None = None
+    hostname_allowlist: tuple[str, ...] | None = None
+    strict: bool | None = None
+
+    def effective(self, browser: SsrfPolicy) -> SsrfPolicy:
+        given = {f.name: getattr(self, f.name) for f in fields(self)}
+        return replace(browser, **{k: v for k, v in given.items() if v is not None})
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    fetch: WebFetchConfig = field(default_factory=WebFetchConfig)
+    search: WebSearchConfig = field(default_factory=WebSearchConfig)
+    ssrf_policy: WebSsrfPolicy = field(default_factory=WebSsrfPolicy)
+
+
+@dataclass(frozen=True)
+class ToolsConfig:
+    """tools: which agent tools are offered (clawd/security/tools.py reads these)."""
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
     browser: BrowserConfig = field(default_factory=BrowserConfig)
     cli: CliConfig = field(default_factory=CliConfig)
     nodes: Mapping[str, NodeConfig] = field(default_factory=dict)
+    web: WebConfig = field(default_factory=WebConfig)
+    tools: ToolsConfig = field(default_factory=ToolsConfig)
     home: pathlib.Path = field(default_factory=lambda: state_home())
     source: str | None = None            # the file it was read from, None for built-in defaults
 

@@ -121,6 +121,8 @@ class Handler(BaseHTTPRequestHandler):
             service.auth.check(self.headers)
             if unmatched is not None:       # after auth: no route names leak to a stranger
                 raise unmatched
+            if route.tool is not None:      # the agent tool the route belongs to may be denied
+                service.tool_policy().check(route.tool)
             query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
             body, raw = ({}, raw) if route.raw_limit else (_parse_json(raw), b"")
             request = Request(service, method, url.path, query, self.headers, body, params, raw)

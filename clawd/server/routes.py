@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from clawd.server.api import basic, page, tabs
 from clawd.server.api import debug, settings, state
-from clawd.server.api import act, uploads
+from clawd.server.api import act, uploads, web
 from clawd.server.api import snapshot
 from clawd.server.api import doctor
 from clawd.server.routing import route
@@ -17,7 +17,7 @@ TIMEOUT = {"timeoutMs": opt(lambda v, f: as_int(v, f, minimum=100, maximum=30000
 
 ROUTES = [
     # basic
-    route("GET", "/", basic.status),
+    route("GET", "/", basic.status, tool=None),
     route("POST", "/start", basic.start, body={}, query={"headless": opt(as_bool)}),
     route("POST", "/stop", basic.stop, body={}),
     route("GET", "/profiles", basic.list_profiles),
@@ -26,7 +26,7 @@ ROUTES = [
                 "userDataDir": opt(as_str)}),
     route("DELETE", "/profiles/{name}", basic.delete_profile, query={"purge": opt(as_bool)}),
     route("POST", "/reset-profile", basic.reset_profile, body={"purge": opt(as_bool)}),
-    route("GET", "/doctor", doctor.report, query={}),
+    route("GET", "/doctor", doctor.report, query={}, tool=None),
     # tabs
     route("GET", "/tabs", tabs.list_tabs, query={"wrap": opt(as_bool)}),
     route("POST", "/tabs/open", tabs.open_tab, body={"url": req(as_str), "label": opt(as_str), **TIMEOUT}),
@@ -103,4 +103,7 @@ ROUTES = [
                 "height": req(lambda v, f: as_int(v, f, minimum=1, maximum=16384)),
                 "deviceScaleFactor": opt(lambda v, f: as_number(v, f, minimum=0.1, maximum=10)),
                 "mobile": opt(as_bool)}),
+    # -- web tier (DESIGN.md §13): the web_fetch and web_search tools' routes --
+    route("POST", "/web/fetch", web.fetch, body=web.FETCH_BODY, tool="web_fetch"),
+    route("POST", "/web/search", web.search, body=web.SEARCH_BODY, tool="web_search"),
 ]

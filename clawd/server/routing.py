@@ -22,12 +22,14 @@ class Route:
     query: dict[str, Field] | None = None
     regex: re.Pattern = field(default=None, compare=False)
     raw_limit: int | None = None              # the body is bytes (request.raw), up to this many
+    tool: str | None = "browser"              # the agent tool it belongs to (tools.allow/deny)
 
 
 def route(method: str, pattern: str, endpoint: Endpoint, *, body: dict[str, Field] | None = None,
-          query: dict[str, Field] | None = None, raw_limit: int | None = None) -> Route:
+          query: dict[str, Field] | None = None, raw_limit: int | None = None,
+          tool: str | None = "browser") -> Route:
     regex = re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", pattern) + "$")
-    return Route(method, pattern, endpoint, body, query, regex, raw_limit)
+    return Route(method, pattern, endpoint, body, query, regex, raw_limit, tool)
 
 
 class Router:

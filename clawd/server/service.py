@@ -15,6 +15,7 @@ from clawd.page.observe.interception import NavigationGuard
 from clawd.security.auth import authenticator_for
 from clawd.security.csrf import RequestGuard
 from clawd.security.proxy import PinningProxy
+from clawd.security.tools import ToolPolicy
 from clawd.security.ssrf import CachedResolver, NavigationPolicy, system_resolver
 from clawd.server.media import MediaStore
 
@@ -26,8 +27,8 @@ class Service:
         self.config = config
         self.layout = StateLayout(config.home)
         self.layout.ensure()
-        self.policy = NavigationPolicy(config.browser.ssrf_policy,
-                                       resolver=CachedResolver(resolver or system_resolver))
+        self.resolver = resolver or system_resolver
+        self.policy = NavigationPolicy(config.browser.ssrf_policy, resolver=CachedResolver(self.resolver))
         self.guard = NavigationGuard(self.policy, strict=config.browser.ssrf_policy.strict)
         self.hooks = [*tab_hooks(self.guard, self.layout), *extra_hooks]
         self.profiles = ProfileRegistry(config.browser, self.layout)
@@ -38,7 +39,24 @@ class Service:
         # strict: every request of a managed browser goes through a proxy that pins DNS answers
         self.proxy = PinningProxy(self.policy).start() if config.browser.ssrf_policy.strict else None
         self._runtimes: dict[str, BrowserRuntime] = {}
+        self._tools = (config.tools, ToolPolicy.from_config(config.tools))
+        self._web = None      # the web tier, made on first use (web/ imports trafilatura lazily)
         self._lock = threading.Lock()
+
+    def tool_policy(self) -> ToolPolicy:
+        """tools.allow/deny of the configuration in use (a reload may change it)."""
+        tools, policy = self._tools
+        if tools != self.config.tools:
+            self._tools = (self.config.tools, policy := ToolPolicy.from_config(self.config.tools))
+        return policy
+
+    def web(self):
+        """The web tier (web_fetch, web_search), built again when a reload changed its settings."""
+        from clawd.web.tier import WebTier, settings_of
+        with self._lock:
+            if self._web is None or self._web.source != settings_of(self.config):
+                self._web = WebTier(self.config, resolver=self.resolver)
+            return self._web
 
     def runtime(self, name: str | None) -> BrowserRuntime:
         profile = self.profiles.get(name)

@@ -67,8 +67,8 @@ def test_single_tool_lists_one_browser_tool_and_runs_open_snapshot_click_snapsho
         return listed, opened, first, clicked, second, closed
 
     listed, opened, first, clicked, second, closed = run_session(server_params(service), body)
-    [tool] = listed.tools
-    assert tool.name == "browser"
+    tool, *web = listed.tools
+    assert tool.name == "browser" and [t.name for t in web] == ["web_search", "web_fetch"]
     assert tool.input_schema["properties"]["action"]["enum"] == list(ACTIONS)
     assert not opened.is_error, texts(opened)
     assert "Forms" in texts(opened) and url in texts(opened)
@@ -125,7 +125,7 @@ def test_split_tools_offer_one_tool_per_action_each_with_its_own_schema(service,
 
     listed, tab_id, tabs, closed, wrong = run_session(server_params(service, "--tools", "split"), body)
     by_name = {tool.name: tool for tool in listed.tools}
-    assert sorted(by_name) == sorted(f"browser_{action}" for action in ACTIONS)
+    assert sorted(by_name) == sorted([f"browser_{action}" for action in ACTIONS] + ["web_fetch", "web_search"])
     assert by_name["browser_open"].input_schema["required"] == ["url"]
     assert "targetId" not in by_name["browser_open"].input_schema["properties"]
     assert by_name["browser_focus"].input_schema["required"] == ["targetId"]
@@ -197,3 +197,20 @@ def test_the_mcp_server_launches_with_a_token_and_password_that_begin_with_a_das
         running.close()
     assert not result.is_error, texts(result)
     assert "clawd" in texts(result)
+
+
+def test_the_tool_policy_of_the_config_decides_what_the_mcp_server_offers(service, tmp_path):
+    config = tmp_path / "clawd.yaml"
+    config.write_text("tools:\n  deny: [group:web]\n")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "clawd", "--url", service.url, "mcp"],
+                                   env={"CLAWD_TOKEN": service.token, "CLAWD_HOME": str(service.config.home),
+                                        "CLAWD_CONFIG": str(config), "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+
+    async def body(session):
+        listed = await session.list_tools()
+        denied = await session.call_tool("web_fetch", {"url": "https://example.test/"})
+        return listed, denied
+
+    listed, denied = run_session(params, body)
+    assert [tool.name for tool in listed.tools] == ["browser"]
+    assert denied.is_error and "error TOOL_DENIED" in texts(denied)

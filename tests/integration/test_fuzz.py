@@ -204,6 +204,7 @@ GROUPS = {
     "act": _group("/act", "/highlight", "/hooks", "/download", "/wait", "/permissions", "/uploads"),
     "debug-state": _group("/console", "/errors", "/requests", "/response", "/trace", "/cookies", "/storage"),
     "settings": _group("/set"),
+    "web": _group("/web"),
 }
 SAFE_KINDS = [k for k in KINDS if k != "close"]
 

@@ -1,4 +1,5 @@
-"""`mcp`: serve the browser tool to an MCP client over stdio (`--tools single|split`).
+"""`mcp`: serve the agent's tools (browser, web_fetch, web_search; those tools.allow/deny allow) to
+an MCP client over stdio (`--tools single|split` for the browser tool).
 
 The service is reached like any command's (--url, --token, cli.url); with --autostart (or
 cli.autostart) a local service is started when it does not answer, now and whenever it goes away.
@@ -20,16 +21,20 @@ def mcp(inv: Invocation) -> int:
     revive = _reviver(inv) if autostart.wanted(inv) else None
     if revive is not None:
         _try_start(inv, revive)
-    runner = mcp_server.ToolRunner(browser_tool(inv), revive=revive)
-    mcp_server.serve_stdio(runner, split=inv.args.tools == "split")
+    runner = mcp_server.ToolRunner(toolset(inv), revive=revive)
+    mcp_server.serve_stdio(runner)
     return 0
 
 
-def browser_tool(inv: Invocation):
-    """The agent tool on this invocation's client, with the configured nodes it can reach."""
+def toolset(inv: Invocation):
+    """The agent's tools on this invocation's client: the browser tool with the configured nodes
+    it can reach, and the web tools, as the tool policy of the configuration allows."""
     from clawd.agent.tool import BrowserTool
+    from clawd.agent.toolset import ToolSet
     from clawd.config.model import StateLayout
-    return BrowserTool(inv.client, nodes=inv.config.nodes, uploads=StateLayout(inv.config.home).uploads)
+    from clawd.security.tools import ToolPolicy
+    browser = BrowserTool(inv.client, nodes=inv.config.nodes, uploads=StateLayout(inv.config.home).uploads)
+    return ToolSet(browser, policy=ToolPolicy.from_config(inv.config.tools), split=inv.args.tools == "split")
 
 
 def _reviver(inv: Invocation):
@@ -38,7 +43,7 @@ def _reviver(inv: Invocation):
         if autostart.ensure_for(inv):
             inv.client.close()
             del inv.client      # a new service wrote a new $CLAWD_HOME/auth-token: read it again
-        return browser_tool(inv)
+        return toolset(inv)
     return revive
 
 

@@ -1,0 +1,84 @@
+"""The web tier's routes (DESIGN.md §13): POST /web/fetch and POST /web/search, and the body
+specs routes.py declares for them (FETCH_BODY, SEARCH_BODY). Both belong to their agent tools
+(a denied tool's route answers 403 TOOL_DENIED: server/handler.py). They work with
+browser.enabled: false, except render, which reads pages through the profile's browser."""
+from __future__ import annotations
+
+
+from clawd import errors
+from clawd.page.state.navigation import navigate
+from clawd.server.routing import Request
+from clawd.server.validation import alias, as_bool, as_int, as_str, opt, req
+from clawd.web import extract
+from clawd.web.reader import RENDER_MODES
+from clawd.web.render import BrowserReader
+from clawd.web.tier import WebTier
+from clawd.web.untrusted import wrapped_fetch_answer, wrapped_search_answer
+
+
+def _choice(choices: tuple[str, ...]):
+    def read(value, field: str) -> str:
+        if value not in choices:
+            raise errors.InvalidRequest(f"{field} must be one of {', '.join(choices)}; "
+                                        f"not {value!r}")
+        return value
+    return read
+
+
+def _url(value, field: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise errors.WebInvalidUrl(f"{field} must be a non-empty http: or https: URL")
+    return value
+
+
+def _bounded(minimum: int, maximum: int):
+    return lambda value, field: as_int(value, field, minimum=minimum, maximum=maximum)
+
+
+FETCH_BODY = {
+    "url": req(_url),
+    "extractMode": opt(_choice(extract.MODES)),
+    "maxChars": opt(_bounded(100, 200000)),
+    "render": opt(_choice(RENDER_MODES)),
+    "wrap": opt(as_bool),
+}
+SEARCH_BODY = {
+    "query": req(lambda value, field: as_str(value, field, allow_empty=True)),
+    "count": opt(as_int),             # its range (1..10) is web/search's to judge
+    "provider": opt(as_str),
+    "country": opt(as_str),
+    "search_lang": opt(as_str),
+    "searchLang": alias("search_lang"),
+    "ui_lang": opt(as_str),
+    "uiLang": alias("ui_lang"),
+    "freshness": opt(as_str),
+    "wrap": opt(as_bool),
+}
+
+
+def fetch(req: Request) -> dict:
+    tier = req.service.web()
+    a = req.args
+    mode, render = a.get("extractMode", "markdown"), a.get("render", "auto")
+    browser = _browser(req, tier) if render != "never" else None
+    answer = tier.reader.read(a["url"], mode=mode, max_chars=a.get("maxChars"), render=render,
+                              browser=browser)
+    return wrapped_fetch_answer(answer, mode) if a.get("wrap", True) else answer
+
+
+def search(req: Request) -> dict:
+    tier = req.service.web()
+    a = req.args
+    answer = tier.search.search(a["query"], count=a.get("count"), provider=a.get("provider"),
+                                country=a.get("country"), search_lang=a.get("search_lang"),
+                                ui_lang=a.get("ui_lang"), freshness=a.get("freshness"))
+    return wrapped_search_answer(answer) if a.get("wrap", True) else answer
+
+
+def _browser(req: Request, tier: WebTier) -> BrowserReader | None:
+    """The profile's browser to render with; None when there is none to use: the browser is
+    disabled, or the profile is not managed (a remote pool or the user's own Chrome is not
+    ours to open throwaway tabs in)."""
+    if not req.config.browser.enabled or not req.runtime().managed:
+        return None
+    return BrowserReader(req.browser, navigate, tier.navigation_policy())
