@@ -406,7 +406,8 @@ def _service(sub) -> None:
     _command(actions, "show", config_cmd.show, "print the effective configuration, secrets masked",
              needs_service=False)
     p = _command(actions, "import-openclaw", config_cmd.import_openclaw,
-                 "turn an OpenClaw config's browser, profiles, SSRF policy and gateway auth into clawd.yaml, "
+                 "turn an OpenClaw config's browser, profiles, SSRF policy, gateway auth, web tools and tool "
+                 "policy into clawd.yaml, "
                  "naming every key not carried over", needs_service=False)
     p.add_argument("file", metavar="FILE", help="OpenClaw config (JSON5), such as ~/.openclaw/openclaw.json")
     p.add_argument("--out", metavar="PATH", help="write the YAML here (mode 0600) instead of printing it")

@@ -1,8 +1,9 @@
-"""`clawd-browser config import-openclaw`: the browser, profiles, SSRF policy and gateway auth of an
-OpenClaw config (JSON5, as ~/.openclaw/openclaw.json is written) as a clawd.yaml document, with
-every key that could not be carried over named and the reason why."""
+"""`clawd-browser config import-openclaw`: the browser, profiles, SSRF policy, gateway auth, web
+tools and tool policy of an OpenClaw config (JSON5, as ~/.openclaw/openclaw.json is written) as a
+clawd.yaml document, with every key that could not be carried over named and the reason why."""
 from __future__ import annotations
 
+import fnmatch
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator
@@ -23,6 +24,21 @@ DRIVERS = {"openclaw": "managed", "managed": "managed", "clawd": "managed", "exi
            "remote": "remote"}
 BINDS = {"loopback": "127.0.0.1", "localhost": "127.0.0.1", "lan": "0.0.0.0"}
 CONTROL_PORT_OFFSET = 2          # OpenClaw serves browser control on the gateway's port + 2
+_PROVIDER = {"apiKey": "apiKey", "baseUrl": "baseUrl", "model": "model"}
+# OpenClaw tools.web.<tool>.<key> -> clawd web.<tool>.<key> (a dict: a nested block)
+WEB_KEYS = {
+    "search": {"enabled": "enabled", "provider": "provider", "apiKey": "brave.apiKey", "maxResults": "count",
+               "count": "count", "timeoutSeconds": "timeoutSeconds", "cacheTtlMinutes": "cacheTtlMinutes",
+               "country": "country", "search_lang": "search_lang", "ui_lang": "ui_lang",
+               "freshness": "freshness", "brave": _PROVIDER, "gemini": _PROVIDER, "kimi": _PROVIDER,
+               "perplexity": _PROVIDER, "grok": {**_PROVIDER, "inlineCitations": "inlineCitations"}},
+    "fetch": {"enabled": "enabled", "readability": "readability", "maxChars": "maxChars",
+              "maxResponseBytes": "maxResponseBytes", "maxRedirects": "maxRedirects",
+              "timeoutSeconds": "timeoutSeconds", "cacheTtlMinutes": "cacheTtlMinutes",
+              "userAgent": "userAgent",
+              "firecrawl": {"enabled": "enabled", "apiKey": "apiKey", "baseUrl": "baseUrl",
+                            "onlyMainContent": "onlyMainContent", "maxAgeMs": "maxAgeMs", "proxy": "proxy"}},
+}
 
 
 @dataclass
@@ -128,9 +144,53 @@ def _auth(auth: Any, out: Imported) -> None:
 
 
 def _tools(tools: Any, out: Imported) -> None:
-    for key, _ in _items(tools, ("tools",), out):
-        out.skip(("tools", key), "clawd has no web_search/web_fetch settings yet" if key == "web"
-                 else "not a browser setting")
+    for key, value in _items(tools, ("tools",), out):
+        if key == "web":
+            _web(value, out)
+        elif key in ("allow", "deny") and isinstance(value, list):
+            _tool_list(key, value, out)
+        else:
+            out.skip(("tools", key), "not a setting of the browser or web tools")
+
+
+def _web(web: Any, out: Imported) -> None:
+    for key, value in _items(web, ("tools", "web"), out):
+        table = WEB_KEYS.get(key)
+        if table is None:
+            out.skip(("tools", "web", key), "no clawd web tool of that name")
+            continue
+        for sub, item in _items(value, ("tools", "web", key), out):
+            _web_key(("tools", "web", key, sub), ("web", key), table, sub, item, out)
+
+
+def _web_key(source: tuple, section: tuple, table: dict, key: str, value: Any, out: Imported) -> None:
+    target = table.get(key)
+    if isinstance(target, dict) and isinstance(value, dict):     # a provider or firecrawl block
+        for sub, item in value.items():
+            _web_key(source + (sub,), section + (key,), target, sub, item, out)
+    elif isinstance(target, str):
+        out.put(section + tuple(target.split(".")), value)
+    else:
+        out.skip(source, "no clawd setting of that name")
+
+
+def _tool_list(key: str, entries: list, out: Imported) -> None:
+    """Entries naming clawd's tools (browser, web_fetch, web_search, their groups, wildcards that
+    match one) carry over; others name OpenClaw tools clawd does not have."""
+    kept = [e for e in entries if isinstance(e, str) and _names_a_clawd_tool(e)]
+    for entry in entries:
+        if entry not in kept:
+            out.skip(("tools", key), f"{entry!r} names no tool of clawd's (browser, web_fetch, web_search)")
+    if kept:
+        out.put(("tools", key), kept)
+    elif key == "allow" and entries:            # an allow list of other tools allows none of ours
+        out.put(("tools", "deny"), ["*"])
+
+
+def _names_a_clawd_tool(entry: str) -> bool:
+    if entry in ("group:web", "group:browser"):
+        return True
+    return any(fnmatch.fnmatchcase(tool, entry.lower()) for tool in ("browser", "web_fetch", "web_search"))
 
 
 _SECTIONS = {"browser": _browser, "gateway": _gateway, "tools": _tools}

@@ -40,10 +40,11 @@ def test_a_users_full_config_carries_browser_profiles_policy_and_auth():
     assert (profiles["work"].cdp_port, profiles["work"].color) == (18801, "#0066CC")
     assert profiles["remote"].kind == "remote" and profiles["remote"].cdp_url == "http://10.0.0.42:9222"
     assert profiles["user"].kind == "existing-session" and profiles["user"].user_data_dir is None
+    assert (config.web.search.provider, config.web.search.brave.api_key) == ("brave", "BSA-xxxx")
+    assert config.web.fetch.max_chars == 30000
     assert dict(result.skipped) == {
         "$.gateway.controlUi": "not a setting of the browser control service",
         "$.browser.profiles.chrome": "driver extension: clawd has no extension relay yet",
-        "$.tools.web": "clawd has no web_search/web_fetch settings yet",
         "$.agents": "not a browser, gateway or tools setting: nothing of clawd's",
         "$.channels": "not a browser, gateway or tools setting: nothing of clawd's",
     }
@@ -87,7 +88,7 @@ def test_the_cli_prints_yaml_and_names_the_left_out_keys_on_stderr(tmp_path):
     assert ran.status == 0
     assert yaml.safe_load(ran.out)["server"]["auth"]["token"] == "gw-token-0123"
     assert ran.out.startswith("# clawd.yaml imported from the OpenClaw config")
-    assert "#   $.tools.web: clawd has no web_search/web_fetch settings yet" in ran.out
+    assert "#   $.agents: not a browser, gateway or tools setting" in ran.out
     assert "not carried over: $.browser.profiles.chrome: driver extension" in ran.err
 
 
@@ -110,3 +111,32 @@ def test_a_missing_or_broken_file_is_a_clear_error(tmp_path, content, status, wo
         path.write_text(content)
     ran = run_cli("config", "import-openclaw", str(path))
     assert ran.status == status and words in ran.err
+
+
+def test_web_tools_and_the_tool_policy_carry_over():
+    result = imported('''{tools: {
+        allow: ["browser", "group:web", "exec"], deny: ["web_fetch", "group:fs"], profile: "coding",
+        web: {search: {provider: "perplexity", maxResults: 7, cacheTtlMinutes: 30,
+                       perplexity: {apiKey: "pplx-1", baseUrl: "https://openrouter.ai/api/v1", model: "perplexity/sonar-pro"},
+                       grok: {apiKey: "xai-1", inlineCitations: true}},
+              fetch: {maxRedirects: 2, readability: false, maxCharsCap: 90000,
+                      firecrawl: {enabled: true, apiKey: "fc-1", timeoutSeconds: 40}}}}}''')
+    config = loader.config_from_data(result.document, env={})
+    search, fetch = config.web.search, config.web.fetch
+    assert (search.provider, search.count, search.cache_ttl_minutes) == ("perplexity", 7, 30)
+    assert (search.perplexity.api_key, search.perplexity.model) == ("pplx-1", "perplexity/sonar-pro")
+    assert search.grok.inline_citations is True
+    assert (fetch.max_redirects, fetch.readability, fetch.firecrawl.api_key) == (2, False, "fc-1")
+    assert (config.tools.allow, config.tools.deny) == (("browser", "group:web"), ("web_fetch",))
+    skipped = dict(result.skipped)
+    assert skipped["$.tools.web.fetch.maxCharsCap"] == "no clawd setting of that name"
+    assert skipped["$.tools.web.fetch.firecrawl.timeoutSeconds"] == "no clawd setting of that name"
+    assert "'exec' names no tool of clawd's" in skipped["$.tools.allow"]
+    assert skipped["$.tools.profile"] == "not a setting of the browser or web tools"
+    shown = loader.config_to_dict(config)
+    assert shown["web"]["search"]["perplexity"]["apiKey"] == "***"
+
+
+def test_an_allow_list_of_other_tools_only_allows_none_of_clawds():
+    result = imported('{tools: {allow: ["exec", "read"]}}')
+    assert result.document["tools"] == {"deny": ["*"]}
