@@ -7,13 +7,16 @@ STAMP := $(VENV)/.installed
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: run test bench chromium install install-test install-bench man clean
+.PHONY: run test lint bench chromium install install-test install-bench man clean
 
 run: install chromium
 	$(VENV)/bin/clawd-browser serve $(ARGS)
 
-test: install-test chromium
+test: install-test chromium lint
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install-test
+	$(VENV)/bin/ruff check clawd tests bench
 
 bench: install-bench chromium
 	$(PY) bench/latency.py

@@ -2,6 +2,7 @@
 """Act latency (issue 4): POST /act evaluate "() => 1" next to Playwright's in-process
 page.evaluate("() => 1") in the same run, and a click by ref on a settled page.
 Usage: bench/act_latency.py [--n 500] [--json OUT]; bench/latency.py runs it too."""
+
 from __future__ import annotations
 
 import argparse
@@ -31,7 +32,7 @@ class Http:
 
 
 def clawd_figures(n: int, site: Site) -> dict:
-    running = start_service_process()   # a process of its own, as Playwright's driver is
+    running = start_service_process()  # a process of its own, as Playwright's driver is
     try:
         client = running.client()
         client.start()
@@ -50,9 +51,12 @@ def clawd_figures(n: int, site: Site) -> dict:
 
 def playwright_figures(n: int, site: Site) -> dict:
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium",
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-quic"])
+        browser = pw.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic"],
+        )
         page = browser.new_page()
         page.goto(site.url("/act/forms.html"))
         evaluate = summary(timed(lambda: page.evaluate("() => 1"), n))
@@ -73,15 +77,29 @@ def act_figures(n: int) -> dict:
     finally:
         site.close()
     rows = []
-    for name, label in (("evaluate", 'evaluate "() => 1"'), ("click", "click by ref, settled page")):
+    for name, label in (
+        ("evaluate", 'evaluate "() => 1"'),
+        ("click", "click by ref, settled page"),
+    ):
         ours = clawd[name]
         theirs = peer[name] if peer else None
         ratio = f"{ours['p50'] / theirs['p50']:.2f}" if theirs else "-"
-        rows.append([label, ours["p50"], ours["p99"], theirs["p50"] if theirs else "-",
-                     theirs["p99"] if theirs else "-", ratio])
-    print_table(f"act latency, ms (clawd POST /act over keep-alive HTTP vs Playwright in-process; "
-                f"n={n}, clicks n={min(n, 200)})",
-                ["call", "clawd p50", "clawd p99", "playwright p50", "playwright p99", "p50 ratio"], rows)
+        rows.append(
+            [
+                label,
+                ours["p50"],
+                ours["p99"],
+                theirs["p50"] if theirs else "-",
+                theirs["p99"] if theirs else "-",
+                ratio,
+            ]
+        )
+    print_table(
+        f"act latency, ms (clawd POST /act over keep-alive HTTP vs Playwright in-process; "
+        f"n={n}, clicks n={min(n, 200)})",
+        ["call", "clawd p50", "clawd p99", "playwright p50", "playwright p99", "p50 ratio"],
+        rows,
+    )
     return {"clawd": clawd, "playwright": peer}
 
 

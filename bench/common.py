@@ -2,6 +2,7 @@
 its own) on a temporary home, percentiles, and printing a table. Benchmarks are not tests: they
 print figures and can write JSON. CLAWD_BENCH_LOG_LEVEL sets the serve process's log level
 (default info, as deployed: one access line a request)."""
+
 from __future__ import annotations
 
 import json
@@ -15,13 +16,21 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.daemon_process import ServeProcess          # noqa: E402
-from tests.support.browser import service_config          # noqa: E402
-from tests.support.service import RunningService       # noqa: E402
-from tests.support.site import Site                    # noqa: E402
+from tests.e2e.daemon_process import ServeProcess  # noqa: E402
+from tests.support.browser import service_config  # noqa: E402
+from tests.support.service import RunningService  # noqa: E402
+from tests.support.site import Site  # noqa: E402, F401
 
-CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def start_service(extra: dict | None = None) -> RunningService:
@@ -34,7 +43,11 @@ def start_service(extra: dict | None = None) -> RunningService:
 def start_service_process(extra: dict | None = None) -> ServeProcess:
     """`python -m clawd serve` as it is deployed: a process of its own."""
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-"))
-    return ServeProcess(tmp, service_config(tmp / "home", extra=extra), extra_args=("--log-level", os.environ.get("CLAWD_BENCH_LOG_LEVEL", "info")))
+    return ServeProcess(
+        tmp,
+        service_config(tmp / "home", extra=extra),
+        extra_args=("--log-level", os.environ.get("CLAWD_BENCH_LOG_LEVEL", "info")),
+    )
 
 
 def percentile(samples: list[float], p: float) -> float:
@@ -75,8 +88,11 @@ def interleaved(calls: dict, n: int, rounds: int = 10, warmup: int = 20) -> dict
 
 
 def summary(samples: list[float]) -> dict:
-    return {"p50": round(statistics.median(samples), 3), "p99": round(percentile(samples, 99), 3),
-            "n": len(samples)}
+    return {
+        "p50": round(statistics.median(samples), 3),
+        "p99": round(percentile(samples, 99), 3),
+        "n": len(samples),
+    }
 
 
 def print_table(title: str, header: list[str], rows: list[list]) -> None:

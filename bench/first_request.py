@@ -5,6 +5,7 @@ first-fetch.json) in the tab the browser started with and in a new tab, and chec
 /requests lists the fetch; then the same for a popup with an opener, a noopener popup, and a new
 tab after a browser restart (POST /stop, POST /start).
 Prints the misses per case. Usage: bench/first_request.py [--rounds 50] [--json OUT]"""
+
 from __future__ import annotations
 
 import argparse
@@ -28,15 +29,21 @@ def wait_for(condition, timeout: float = 15.0, what: str = "condition"):
 
 def captured(client, tab_id: str) -> bool:
     """The page's fetch finished (its title says so); True when /requests lists it."""
-    wait_for(lambda: client.evaluate("() => document.title", target_id=tab_id)["result"].startswith("fetched"),
-             what=f"the fetch of {tab_id}")
+    wait_for(
+        lambda: client.evaluate("() => document.title", target_id=tab_id)["result"].startswith(
+            "fetched"
+        ),
+        what=f"the fetch of {tab_id}",
+    )
     return any(r["url"].endswith(DATA) for r in client.requests(target_id=tab_id)["requests"])
 
 
 def popup_captured(client, opener_id: str, noopener: bool) -> bool:
     known = {t["tabId"] for t in client.tabs()["tabs"]}
     client.evaluate(f"() => openPopup({'true' if noopener else 'false'})", target_id=opener_id)
-    popup = wait_for(lambda: [t for t in client.tabs()["tabs"] if t["tabId"] not in known], what="the popup")[0]
+    popup = wait_for(
+        lambda: [t for t in client.tabs()["tabs"] if t["tabId"] not in known], what="the popup"
+    )[0]
     try:
         return captured(client, popup["tabId"])
     finally:
@@ -49,14 +56,20 @@ def one_round(site: Site) -> dict[str, bool]:
         client = running.client()
         client.start()
         # the tab the browser started with (no targetId), then a new tab
-        got = {"first tab": captured(client, client.navigate(site.url("/debug/first-fetch.html"))["tabId"]),
-               "new tab": captured(client, client.open(site.url("/debug/first-fetch.html"))["tabId"])}
+        got = {
+            "first tab": captured(
+                client, client.navigate(site.url("/debug/first-fetch.html"))["tabId"]
+            ),
+            "new tab": captured(client, client.open(site.url("/debug/first-fetch.html"))["tabId"]),
+        }
         opener = client.open(site.url("/debug/first-fetch-opener.html"))["tabId"]
         got["popup"] = popup_captured(client, opener, noopener=False)
         got["noopener popup"] = popup_captured(client, opener, noopener=True)
         client.stop()
         client.start()
-        got["after restart"] = captured(client, client.open(site.url("/debug/first-fetch.html"))["tabId"])
+        got["after restart"] = captured(
+            client, client.open(site.url("/debug/first-fetch.html"))["tabId"]
+        )
         client.close()
         return got
     finally:
@@ -78,7 +91,10 @@ def main() -> None:
         missed = [case for case, ok in got.items() if not ok]
         print(f"round {n:3d}: {'missed ' + ', '.join(missed) if missed else 'ok'}", flush=True)
     site.close()
-    print(f"\n{args.rounds} fresh starts in {time.monotonic() - began:.0f} s; misses out of {args.rounds}:")
+    print(
+        f"\n{args.rounds} fresh starts in {time.monotonic() - began:.0f} s; "
+        f"misses out of {args.rounds}:"
+    )
     for case, count in misses.items():
         print(f"  {case:15s} {count}")
     if args.json:

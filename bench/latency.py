@@ -4,6 +4,7 @@ Playwright (issue 4). Usage: bench/latency.py [--n 500] [--json OUT]
 
 The service runs as deployed, `python -m clawd serve` in a process of its own: in this process
 its threads would share one interpreter lock with the client that measures it."""
+
 from __future__ import annotations
 
 import argparse
@@ -12,23 +13,29 @@ import time
 
 import psutil
 import websocket
-
-from common import interleaved, print_table, start_service_process, summary, write_json, Site
+from common import Site, interleaved, print_table, start_service_process, summary, write_json
 
 
 def bare_cdp_call(port: int, target_id: str):
     """A bare websocket-client CDP round trip to the same browser (the floor clawd adds to)."""
     import requests
-    ws_url = requests.get(f"http://127.0.0.1:{port}/json/version", timeout=5).json()["webSocketDebuggerUrl"]
+
+    ws_url = requests.get(f"http://127.0.0.1:{port}/json/version", timeout=5).json()[
+        "webSocketDebuggerUrl"
+    ]
     ws = websocket.create_connection(ws_url, suppress_origin=True, skip_utf8_validation=True)
     counter = iter(range(1, 10**9))
 
     def call():
         i = next(counter)
-        ws.send('{"id": %d, "method": "Target.activateTarget", "params": {"targetId": "%s"}}' % (i, target_id))
+        ws.send(
+            f'{{"id": {i}, "method": "Target.activateTarget", '
+            f'"params": {{"targetId": "{target_id}"}}}}'
+        )
         while True:
-            if ('"id":%d,' % i) in ws.recv():
+            if f'"id":{i},' in ws.recv():
                 return
+
     return ws, call
 
 
@@ -39,15 +46,22 @@ class RawHttp:
 
     def __init__(self, url: str, token: str):
         import socket
+
         host, port = url.split("//")[1].split(":")
         self.sock = socket.create_connection((host, int(port)))
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.head = f"Host: {host}:{port}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+        self.head = (
+            f"Host: {host}:{port}\r\nAuthorization: Bearer {token}\r\n"
+            "Content-Type: application/json\r\n"
+        )
         self.buffer = b""
 
     def __call__(self, method: str, path: str, body: str | None = None) -> bytes:
         data = (body or "").encode()
-        self.sock.sendall(f"{method} {path} HTTP/1.1\r\n{self.head}Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        self.sock.sendall(
+            f"{method} {path} HTTP/1.1\r\n{self.head}Content-Length: {len(data)}\r\n\r\n".encode()
+            + data
+        )
         while b"\r\n\r\n" not in self.buffer:
             self.buffer += self._recv()
         head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
@@ -71,6 +85,7 @@ class LibHttp:
 
     def __init__(self, url: str, token: str):
         import http.client
+
         host, port = url.split("//")[1].split(":")
         self.conn = http.client.HTTPConnection(host, int(port))
         self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
@@ -88,19 +103,22 @@ def service_figures(n: int) -> dict:
         client.start()
         tab = client.open(site.url("/index.html"))
         port = running.config.browser.profiles["clawd"].cdp_port
-        ws, bare = bare_cdp_call(port, tab["targetId"])   # the very call POST /tabs/focus makes
+        ws, bare = bare_cdp_call(port, tab["targetId"])  # the very call POST /tabs/focus makes
         http = RawHttp(running.url, client.token)
         lib = LibHttp(running.url, client.token)
-        focus_body = '{"targetId": "%s"}' % tab["tabId"]
-        samples = interleaved({
-            "bare Target.activateTarget (websocket-client)": bare,
-            "GET /tabs": lambda: http("GET", "/tabs"),
-            "POST /tabs/focus (1 CDP call)": lambda: http("POST", "/tabs/focus", focus_body),
-            "GET /tabs (http.client)": lambda: lib("GET", "/tabs"),
-            "POST /tabs/focus (http.client)": lambda: lib("POST", "/tabs/focus", focus_body),
-            "clawd.client GET /tabs (requests)": lambda: client.tabs(),
-            "clawd.client focus (requests)": lambda: client.focus(tab["tabId"]),
-        }, n)
+        focus_body = f'{{"targetId": "{tab["tabId"]}"}}'
+        samples = interleaved(
+            {
+                "bare Target.activateTarget (websocket-client)": bare,
+                "GET /tabs": lambda: http("GET", "/tabs"),
+                "POST /tabs/focus (1 CDP call)": lambda: http("POST", "/tabs/focus", focus_body),
+                "GET /tabs (http.client)": lambda: lib("GET", "/tabs"),
+                "POST /tabs/focus (http.client)": lambda: lib("POST", "/tabs/focus", focus_body),
+                "clawd.client GET /tabs (requests)": lambda: client.tabs(),
+                "clawd.client focus (requests)": lambda: client.focus(tab["tabId"]),
+            },
+            n,
+        )
         figures = {name: summary(values) for name, values in samples.items()}
         ws.close()
         figures["idleRssMB"] = idle_rss(running)
@@ -135,17 +153,28 @@ def main() -> None:
     args = parser.parse_args()
     figures = service_figures(args.n)
     bare = figures["bare Target.activateTarget (websocket-client)"]["p50"]
-    rows = [[name, v["p50"], v["p99"], f"{v['p50'] - bare:+.3f}"] for name, v in figures.items()
-            if isinstance(v, dict)]
-    print_table(f"service latency, ms over {args.n} calls each with keep-alive, in 10 interleaved rounds "
-                f"(added = p50 - bare p50)",
-                ["call", "p50", "p99", "added"], rows)
+    rows = [
+        [name, v["p50"], v["p99"], f"{v['p50'] - bare:+.3f}"]
+        for name, v in figures.items()
+        if isinstance(v, dict)
+    ]
+    print_table(
+        f"service latency, ms over {args.n} calls each with keep-alive, in 10 interleaved rounds "
+        f"(added = p50 - bare p50)",
+        ["call", "p50", "p99", "added"],
+        rows,
+    )
     start = cold_start()
-    print_table("cold start: POST /start until ready (ms)", ["median", "runs"], [[start["median"], start["all"]]])
+    print_table(
+        "cold start: POST /start until ready (ms)",
+        ["median", "runs"],
+        [[start["median"], start["all"]]],
+    )
     print_table("idle service RSS (MB, Chromium excluded)", ["rss"], [[figures["idleRssMB"]]])
     results = {"service": figures, "coldStart": start}
     try:
-        from act_latency import act_figures   # the act section (issue 4), when present
+        from act_latency import act_figures  # the act section (issue 4), when present
+
         results["act"] = act_figures(args.n)
     except ImportError:
         pass

@@ -4,6 +4,7 @@ evaluate, POST /screenshot) on loopback against one profile with 4 tabs of the f
 the service as a subprocess (`python -m clawd serve`) so its memory is measured alone: RSS after a
 warm-up and after 5,000 more requests. Usage: bench/load.py [--threads 8] [--per-thread 100]
 [--soak 5000] [--json OUT]"""
+
 from __future__ import annotations
 
 import argparse
@@ -11,11 +12,11 @@ import pathlib
 import sys
 import tempfile
 
-from common import ROOT, print_table, summary, write_json, Site   # noqa: F401  (ROOT: sys.path)
+from common import ROOT, Site, print_table, summary, write_json  # noqa: F401  (ROOT: sys.path)
 
-from tests.e2e.daemon_process import ServeProcess                  # noqa: E402
+from tests.e2e.daemon_process import ServeProcess  # noqa: E402
 from tests.support.browser import require_chromium, service_config  # noqa: E402
-from tests.support.load import KINDS, open_tabs, rss_mb, run_load   # noqa: E402
+from tests.support.load import KINDS, open_tabs, rss_mb, run_load  # noqa: E402
 
 
 def start(tmp: pathlib.Path) -> ServeProcess:
@@ -31,19 +32,30 @@ def measure(threads: int, per_thread: int, soak: int) -> dict:
         client.start()
         tabs = open_tabs(client, site)
         token = (serve.home / "auth-token").read_text().strip()
-        run_load(serve.url, token, tabs, threads=threads, per_thread=25)          # warm-up
+        run_load(serve.url, token, tabs, threads=threads, per_thread=25)  # warm-up
         main = run_load(serve.url, token, tabs, threads=threads, per_thread=per_thread)
         rss_before = rss_mb(serve.proc.pid)
-        soaked = run_load(serve.url, token, tabs, threads=threads, per_thread=max(1, soak // threads))
+        soaked = run_load(
+            serve.url, token, tabs, threads=threads, per_thread=max(1, soak // threads)
+        )
         rss_after = rss_mb(serve.proc.pid)
         return {
-            "threads": threads, "perThread": per_thread, "requests": main.requests,
-            "errors": len(main.errors), "errorSamples": main.errors[:5], "seconds": round(main.seconds, 2),
+            "threads": threads,
+            "perThread": per_thread,
+            "requests": main.requests,
+            "errors": len(main.errors),
+            "errorSamples": main.errors[:5],
+            "seconds": round(main.seconds, 2),
             "throughputPerS": round(main.requests / main.seconds, 1),
             "kinds": {k: summary(main.timings[k]) for k in KINDS if main.timings[k]},
-            "soak": {"requests": soaked.requests, "errors": len(soaked.errors), "seconds": round(soaked.seconds, 1),
-                     "errorSamples": soaked.errors[:5]},
-            "rssBeforeMB": round(rss_before, 1), "rssAfterMB": round(rss_after, 1),
+            "soak": {
+                "requests": soaked.requests,
+                "errors": len(soaked.errors),
+                "seconds": round(soaked.seconds, 1),
+                "errorSamples": soaked.errors[:5],
+            },
+            "rssBeforeMB": round(rss_before, 1),
+            "rssAfterMB": round(rss_after, 1),
             "rssGrowthPct": round((rss_after - rss_before) / rss_before * 100, 1),
         }
     finally:
@@ -55,18 +67,27 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--per-thread", type=int, default=100)
-    parser.add_argument("--soak", type=int, default=5000, help="requests between the two RSS readings")
+    parser.add_argument(
+        "--soak", type=int, default=5000, help="requests between the two RSS readings"
+    )
     parser.add_argument("--json", metavar="OUT")
     args = parser.parse_args(argv)
     figures = measure(args.threads, args.per_thread, args.soak)
-    rows = [[kind, s["n"], f"{s['p50']:.1f}", f"{s['p99']:.1f}"] for kind, s in figures["kinds"].items()]
-    print_table(f"{figures['threads']} threads x {figures['perThread']} mixed requests, 1 profile, 4 tabs: "
-                f"{figures['errors']} errors, {figures['throughputPerS']} req/s",
-                ["kind", "n", "p50 ms", "p99 ms"], rows)
-    print_table(f"service RSS around {figures['soak']['requests']} more requests "
-                f"({figures['soak']['errors']} errors, {figures['soak']['seconds']} s)",
-                ["before MB", "after MB", "growth %"],
-                [[figures["rssBeforeMB"], figures["rssAfterMB"], figures["rssGrowthPct"]]])
+    rows = [
+        [kind, s["n"], f"{s['p50']:.1f}", f"{s['p99']:.1f}"] for kind, s in figures["kinds"].items()
+    ]
+    print_table(
+        f"{figures['threads']} threads x {figures['perThread']} mixed requests, 1 profile, 4 tabs: "
+        f"{figures['errors']} errors, {figures['throughputPerS']} req/s",
+        ["kind", "n", "p50 ms", "p99 ms"],
+        rows,
+    )
+    print_table(
+        f"service RSS around {figures['soak']['requests']} more requests "
+        f"({figures['soak']['errors']} errors, {figures['soak']['seconds']} s)",
+        ["before MB", "after MB", "growth %"],
+        [[figures["rssBeforeMB"], figures["rssAfterMB"], figures["rssGrowthPct"]]],
+    )
     for sample in figures["errorSamples"] + figures["soak"]["errorSamples"]:
         print("error:", sample, file=sys.stderr)
     write_json(args.json, figures)

@@ -8,8 +8,10 @@ tests/site/snapshot/names.html).
 
 Prints, per page, the names compared, how many Chrome was asked for, and every difference.
 Chrome's names are normalized as the snapshot normalizes them (zero-width spaces and soft hyphens
-out, whitespace collapsed). Iframes are left out: like Playwright, the snapshot prints them nameless.
+out, whitespace collapsed). Iframes are left out: like Playwright, the snapshot prints them
+nameless.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,7 +33,8 @@ ELEMENTS = "(refs => refs.map(ref => __clawd.refs.get(ref) || null))({refs})"
 
 
 def normalized(name: str) -> str:
-    """As the page's normalizeWhiteSpace: JavaScript's \\s also matches U+FEFF, Python's does not."""
+    """As the page's normalizeWhiteSpace: JavaScript's \\s also matches U+FEFF,
+    Python's does not."""
     return re.sub(r"[\s\ufeff]+", " ", name.replace("\u200b", "").replace("\u00ad", "")).strip()
 
 
@@ -39,12 +42,20 @@ def audit_page(client, running, tab_id: str, url: str) -> tuple[int, int, list[t
     client.navigate(url, target_id=tab_id)
     body = client.request("GET", "/snapshot", params={"targetId": tab_id, "maxChars": 0})
     # main frame only; iframes print no name (Playwright's format), Chrome names them by title
-    refs = [(ref, info) for ref, info in body["refs"].items() if ref.startswith("e") and info["role"] != "iframe"]
+    refs = [
+        (ref, info)
+        for ref, info in body["refs"].items()
+        if ref.startswith("e") and info["role"] != "iframe"
+    ]
     tab = running.live_tab(tab_id)
     walk = aria.Walk(tab.session, tab.session.target_id, "ai", deadline=time.monotonic() + 120)
     context = aria.world(walk.session, walk.frame_id, walk.remaining())
-    ids = aria._element_ids(walk, context, ELEMENTS.format(refs=json.dumps([ref for ref, _ in refs])))
-    calls = [("Accessibility.getPartialAXTree", {"objectId": i, "fetchRelatives": False}) for i in ids]
+    ids = aria._element_ids(
+        walk, context, ELEMENTS.format(refs=json.dumps([ref for ref, _ in refs]))
+    )
+    calls = [
+        ("Accessibility.getPartialAXTree", {"objectId": i, "fetchRelatives": False}) for i in ids
+    ]
     replies = aria.pipelined(walk.session, calls, walk)
     differ = []
     for (ref, info), reply in zip(refs, replies):
@@ -65,10 +76,16 @@ def main() -> None:
     with corpus_session(args.corpus, args.only) as (pages, site, running, client):
         tab = client.open("about:blank")
         for name in pages:
-            compared, chrome, differ = audit_page(client, running, tab["tabId"], site.url("/" + name))
+            compared, chrome, differ = audit_page(
+                client, running, tab["tabId"], site.url("/" + name)
+            )
             total, asked, bad = total + compared, asked + chrome, bad + len(differ)
-            print(f"{name:46s} {compared:6d} names  {chrome:5d} asked of Chrome  {len(differ):4d} differ", flush=True)
-            for ref, role, ours, theirs in differ[:args.show]:
+            print(
+                f"{name:46s} {compared:6d} names  {chrome:5d} asked of Chrome  "
+                f"{len(differ):4d} differ",
+                flush=True,
+            )
+            for ref, role, ours, theirs in differ[: args.show]:
                 print(f"    {ref} {role}: snapshot {ours!r}  chrome {theirs!r}")
     print(f"\n{total} names compared on {len(pages)} pages, {asked} asked of Chrome, {bad} differ")
 

@@ -7,6 +7,7 @@ follows a reload), median of N each. Not a test: prints a table, optionally writ
 Pages: shared/corpus/pages/*.html plus big.html/small.html from make_synthetic.py, served from
 127.0.0.1; Chromium resolves every other host to nothing (--host-resolver-rules).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,7 +52,9 @@ def corpus_pages(corpus: pathlib.Path, only: list[str]) -> tuple[pathlib.Path, l
 def corpus_service() -> RunningService:
     """A service whose Chromium resolves 127.0.0.1 only: a corpus page's other requests fail."""
     home = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-home-"))
-    return RunningService(service_config(home, extra={"browser": {"extraArgs": ["--disable-quic", RESOLVER]}}))
+    return RunningService(
+        service_config(home, extra={"browser": {"extraArgs": ["--disable-quic", RESOLVER]}})
+    )
 
 
 @contextlib.contextmanager
@@ -85,8 +88,12 @@ def main() -> None:
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
+
     rows = []
-    with corpus_session(args.corpus, args.only) as (pages, site, running, client), sync_playwright() as pw:
+    with (
+        corpus_session(args.corpus, args.only) as (pages, site, running, client),
+        sync_playwright() as pw,
+    ):
         port = running.config.browser.profiles["clawd"].cdp_port
         browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
         pw_page = browser.contexts[0].new_page()
@@ -106,30 +113,47 @@ def measure(client, tab, pw_page, url: str, name: str, runs: int) -> dict:
     text = peer = efficient = None
     for _ in range(runs):
         client.navigate(url, target_id=tab["tabId"])
-        seconds, text = timed(lambda: client.request("GET", "/snapshot",
-                                                     params={"targetId": tab["tabId"], "maxChars": 0}))
+        seconds, text = timed(
+            lambda: client.request(
+                "GET", "/snapshot", params={"targetId": tab["tabId"], "maxChars": 0}
+            )
+        )
         ours.append(seconds)
         pw_page.goto(url)
         seconds, peer = timed(lambda: pw_page.aria_snapshot(mode="ai"))
         theirs.append(seconds)
     client.navigate(url, target_id=tab["tabId"])
-    efficient = client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "mode": "efficient"})
+    efficient = client.request(
+        "GET", "/snapshot", params={"targetId": tab["tabId"], "mode": "efficient"}
+    )
     ours_ms, theirs_ms = statistics.median(ours) * 1000, statistics.median(theirs) * 1000
-    return {"page": name, "clawd_ms": round(ours_ms, 1), "playwright_ms": round(theirs_ms, 1),
-            "ratio": round(ours_ms / theirs_ms, 3), "clawd_chars": len(text["snapshot"]),
-            "playwright_chars": len(peer), "efficient_chars": len(efficient["snapshot"]),
-            "chrome_names": text["stats"].get("chromeNames", 0)}
+    return {
+        "page": name,
+        "clawd_ms": round(ours_ms, 1),
+        "playwright_ms": round(theirs_ms, 1),
+        "ratio": round(ours_ms / theirs_ms, 3),
+        "clawd_chars": len(text["snapshot"]),
+        "playwright_chars": len(peer),
+        "efficient_chars": len(efficient["snapshot"]),
+        "chrome_names": text["stats"].get("chromeNames", 0),
+    }
 
 
 def print_row(row: dict) -> None:
-    print(f"{row['page']:46s} {row['clawd_ms']:8.1f} {row['playwright_ms']:8.1f} {row['ratio']:6.2f} "
-          f"{row['clawd_chars']:8d} {row['playwright_chars']:8d} {row['efficient_chars']:6d} {row['chrome_names']:5d}",
-          flush=True)
+    print(
+        f"{row['page']:46s} {row['clawd_ms']:8.1f} {row['playwright_ms']:8.1f} {row['ratio']:6.2f} "
+        f"{row['clawd_chars']:8d} {row['playwright_chars']:8d} {row['efficient_chars']:6d} "
+        f"{row['chrome_names']:5d}",
+        flush=True,
+    )
 
 
 def summary(rows: list[dict]) -> None:
     geo = math.exp(sum(math.log(r["ratio"]) for r in rows) / len(rows))
-    print(f"\n{'page':46s} {'clawd':>8s} {'pw':>8s} {'ratio':>6s} {'chars':>8s} {'pwchars':>8s} {'eff':>6s} {'chrome':>5s}")
+    print(
+        f"\n{'page':46s} {'clawd':>8s} {'pw':>8s} {'ratio':>6s} {'chars':>8s} "
+        f"{'pwchars':>8s} {'eff':>6s} {'chrome':>5s}"
+    )
     print(f"geometric-mean ratio clawd/playwright over {len(rows)} pages: {geo:.3f}")
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The cost of strict mode on page loads: POST /navigate (waits for load) on corpus pages with
 strict off and on, same Chromium build, same run. Usage: bench/strict.py [--runs 5] [--json OUT]"""
+
 from __future__ import annotations
 
 import argparse
@@ -9,13 +10,19 @@ import statistics
 import tempfile
 import time
 
-from clawd import errors
 from common import RunningService, Site, print_table, service_config, write_json
+
+from clawd import errors
 
 CORPUS = pathlib.Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "pages"
 RESOLVER = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
-PAGES = ["readability-wikipedia.html", "readability-nytimes-1.html", "readability-guardian-1.html",
-         "readability-engadget.html", "readability-yahoo-2.html"]
+PAGES = [
+    "readability-wikipedia.html",
+    "readability-nytimes-1.html",
+    "readability-guardian-1.html",
+    "readability-engadget.html",
+    "readability-yahoo-2.html",
+]
 
 
 def offline_resolver(host: str) -> list[str]:
@@ -28,13 +35,22 @@ def offline_resolver(host: str) -> list[str]:
 
 def service(strict: bool) -> RunningService:
     home = pathlib.Path(tempfile.mkdtemp(prefix="clawd-strict-"))
-    return RunningService(service_config(home, extra={"browser": {
-        "extraArgs": ["--disable-quic", RESOLVER],
-        "ssrfPolicy": {"allowedHostnames": ["127.0.0.1"], "strict": strict}}}), resolver=offline_resolver)
+    return RunningService(
+        service_config(
+            home,
+            extra={
+                "browser": {
+                    "extraArgs": ["--disable-quic", RESOLVER],
+                    "ssrfPolicy": {"allowedHostnames": ["127.0.0.1"], "strict": strict},
+                }
+            },
+        ),
+        resolver=offline_resolver,
+    )
 
 
 def load_times(client, tab_id: str, url: str, runs: int) -> list[float]:
-    client.navigate(url, target_id=tab_id)   # warm the server side once
+    client.navigate(url, target_id=tab_id)  # warm the server side once
     times = []
     for _ in range(runs):
         began = time.perf_counter()
@@ -55,19 +71,28 @@ def main() -> None:
     rows, ratios = [], []
     try:
         for page in PAGES:
-            medians = {m: statistics.median(load_times(clients[m], tabs[m], site.url("/" + page), args.runs))
-                       for m in runs}
+            medians = {
+                m: statistics.median(
+                    load_times(clients[m], tabs[m], site.url("/" + page), args.runs)
+                )
+                for m in runs
+            }
             ratio = medians["strict"] / medians["default"]
             ratios.append(ratio)
-            rows.append([page, round(medians["default"], 1), round(medians["strict"], 1), round(ratio, 2)])
+            rows.append(
+                [page, round(medians["default"], 1), round(medians["strict"], 1), round(ratio, 2)]
+            )
     finally:
         for r in runs.values():
             r.close()
         site.close()
     geo = statistics.geometric_mean(ratios)
     rows.append(["geometric mean", "", "", round(geo, 2)])
-    print_table(f"page load through POST /navigate, median of {args.runs} (ms)",
-                ["page", "default", "strict", "strict/default"], rows)
+    print_table(
+        f"page load through POST /navigate, median of {args.runs} (ms)",
+        ["page", "default", "strict", "strict/default"],
+        rows,
+    )
     write_json(args.json, {"rows": rows, "geomean": geo})
 
 

@@ -17,6 +17,7 @@ time minus trafilatura's with clawd's own options, run by run (wall clock, and C
 process, which a busy machine does not inflate). Targets (issue 17): clawd's overhead over bare
 trafilatura <= 15 ms p50 a page, clawd / Readability <= 0.7 (geomean).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,13 +36,18 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from common import print_table, write_json            # noqa: E402  (bench/ is on the path)
-from tests.support.browser import service_config      # noqa: E402
-from tests.support.service import RunningService      # noqa: E402
+from common import print_table, write_json  # noqa: E402  (bench/ is on the path)
+
+from tests.support.browser import service_config  # noqa: E402
+from tests.support.service import RunningService  # noqa: E402
 
 PAGES = ROOT.parent / "shared" / "corpus" / "pages"
-CACHE = pathlib.Path(os.environ.get("CLAWD_BENCH_CACHE") or
-                     pathlib.Path.home() / ".cache" / "clawd-bench") / "readability"
+CACHE = (
+    pathlib.Path(
+        os.environ.get("CLAWD_BENCH_CACHE") or pathlib.Path.home() / ".cache" / "clawd-bench"
+    )
+    / "readability"
+)
 NPM_PACKAGES = ("@mozilla/readability", "jsdom")
 NODE_RUNNER = r"""
 const fs = require("fs");
@@ -68,11 +74,17 @@ process.stdout.write(JSON.stringify({ready: true,
 # -- the peer: Readability + jsdom in a side process --------------------------------------------
 def install_readability() -> pathlib.Path:
     CACHE.mkdir(parents=True, exist_ok=True)
-    if not (CACHE / "node_modules" / "@mozilla" / "readability").is_dir() or \
-            not (CACHE / "node_modules" / "jsdom").is_dir():
+    if (
+        not (CACHE / "node_modules" / "@mozilla" / "readability").is_dir()
+        or not (CACHE / "node_modules" / "jsdom").is_dir()
+    ):
         (CACHE / "package.json").write_text('{"name": "clawd-bench-peer", "private": true}\n')
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent", *NPM_PACKAGES],
-                       cwd=CACHE, check=True, timeout=600)
+        subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--silent", *NPM_PACKAGES],
+            cwd=CACHE,
+            check=True,
+            timeout=600,
+        )
     runner = CACHE / "run.js"
     runner.write_text(NODE_RUNNER)
     return runner
@@ -80,8 +92,13 @@ def install_readability() -> pathlib.Path:
 
 class Readability:
     def __init__(self, runner: pathlib.Path):
-        self.proc = subprocess.Popen(["node", str(runner)], cwd=runner.parent, text=True,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            ["node", str(runner)],
+            cwd=runner.parent,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
         self.versions = json.loads(self.proc.stdout.readline())
 
     def parse(self, path: pathlib.Path, url: str) -> tuple[float, str]:
@@ -105,8 +122,19 @@ class PageServer:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "http.server", str(self.port), "--bind", "127.0.0.1",
-             "--directory", str(root)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                sys.executable,
+                "-m",
+                "http.server",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+                str(root),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         self._wait_ready()
 
     def _wait_ready(self, timeout: float = 15.0) -> None:
@@ -143,6 +171,7 @@ def chars(text: str) -> int:
 
 def measure(name: str, site, client, peer, runs: int, extract_options: dict) -> dict:
     import trafilatura
+
     path, url = PAGES / name, site.url("/" + name)
     data = path.read_bytes()
     calls = {
@@ -154,14 +183,15 @@ def measure(name: str, site, client, peer, runs: int, extract_options: dict) -> 
     times = {key: [] for key in calls}
     cpu = {key: [] for key in calls}
     for call in calls.values():
-        call()                                              # warm: imports, JIT, caches
+        call()  # warm: imports, JIT, caches
     for _ in range(runs):
-        for key, call in calls.items():                     # interleaved: this VM's speed drifts
+        for key, call in calls.items():  # interleaved: this VM's speed drifts
             began, began_cpu = time.perf_counter(), time.process_time()
             inside = call()
             cpu[key].append((time.process_time() - began_cpu) * 1000)
-            times[key].append(inside if key == "readability" else
-                              (time.perf_counter() - began) * 1000)
+            times[key].append(
+                inside if key == "readability" else (time.perf_counter() - began) * 1000
+            )
     return _row(name, _medians(times, cpu), _texts(trafilatura, client, peer, path, url, data))
 
 
@@ -181,22 +211,31 @@ def _paired(ours: list[float], theirs: list[float]) -> float:
 
 
 def _texts(trafilatura, client, peer, path, url, data) -> dict:
-    whole = {"wrap": False, "maxChars": 200000}              # characters counted uncut
-    return {"clawd": clawd_fetch(client, url, **whole)["text"],
-            "clawd_text": clawd_fetch(client, url, extractMode="text", **whole)["text"],
-            "bare": bare(trafilatura, data), "readability": peer.parse(path, url)[1]}
+    whole = {"wrap": False, "maxChars": 200000}  # characters counted uncut
+    return {
+        "clawd": clawd_fetch(client, url, **whole)["text"],
+        "clawd_text": clawd_fetch(client, url, extractMode="text", **whole)["text"],
+        "bare": bare(trafilatura, data),
+        "readability": peer.parse(path, url)[1],
+    }
 
 
 def _row(name: str, p50: dict, texts: dict) -> dict:
-    return {"page": name.removeprefix("readability-").removesuffix(".html"),
-            "clawd_ms": round(p50["clawd"], 1), "bare_ms": round(p50["bare"], 1),
-            "bare_md_ms": round(p50["bare_md"], 1), "readability_ms": round(p50["readability"], 1),
-            "overhead_ms": round(p50["overhead"], 1),
-            "overhead_vs_default_ms": round(p50["overhead_default"], 1),
-            "overhead_cpu_ms": round(p50["overhead_cpu"], 1),
-            "ratio_readability": round(p50["clawd"] / p50["readability"], 3),
-            "clawd_chars": chars(texts["clawd"]), "clawd_text_chars": chars(texts["clawd_text"]),
-            "bare_chars": chars(texts["bare"]), "readability_chars": chars(texts["readability"])}
+    return {
+        "page": name.removeprefix("readability-").removesuffix(".html"),
+        "clawd_ms": round(p50["clawd"], 1),
+        "bare_ms": round(p50["bare"], 1),
+        "bare_md_ms": round(p50["bare_md"], 1),
+        "readability_ms": round(p50["readability"], 1),
+        "overhead_ms": round(p50["overhead"], 1),
+        "overhead_vs_default_ms": round(p50["overhead_default"], 1),
+        "overhead_cpu_ms": round(p50["overhead_cpu"], 1),
+        "ratio_readability": round(p50["clawd"] / p50["readability"], 3),
+        "clawd_chars": chars(texts["clawd"]),
+        "clawd_text_chars": chars(texts["clawd_text"]),
+        "bare_chars": chars(texts["bare"]),
+        "readability_chars": chars(texts["readability"]),
+    }
 
 
 def geomean(values: list[float]) -> float:
@@ -204,26 +243,57 @@ def geomean(values: list[float]) -> float:
 
 
 def report(rows: list[dict], versions: dict) -> None:
-    header = ["page", "clawd ms", "traf ms", "traf-md ms", "overhead", "ovh cpu", "readab ms",
-              "clawd/rd", "clawd ch", "clawd-txt ch", "traf ch", "readab ch"]
-    columns = ("page", "clawd_ms", "bare_ms", "bare_md_ms", "overhead_ms", "overhead_cpu_ms",
-               "readability_ms",
-               "ratio_readability", "clawd_chars", "clawd_text_chars", "bare_chars",
-               "readability_chars")
-    print_table("POST /web/fetch (markdown, end to end) vs trafilatura.extract vs "
-                "Readability+jsdom", header, [[r[c] for c in columns] for r in rows])
+    header = [
+        "page",
+        "clawd ms",
+        "traf ms",
+        "traf-md ms",
+        "overhead",
+        "ovh cpu",
+        "readab ms",
+        "clawd/rd",
+        "clawd ch",
+        "clawd-txt ch",
+        "traf ch",
+        "readab ch",
+    ]
+    columns = (
+        "page",
+        "clawd_ms",
+        "bare_ms",
+        "bare_md_ms",
+        "overhead_ms",
+        "overhead_cpu_ms",
+        "readability_ms",
+        "ratio_readability",
+        "clawd_chars",
+        "clawd_text_chars",
+        "bare_chars",
+        "readability_chars",
+    )
+    print_table(
+        "POST /web/fetch (markdown, end to end) vs trafilatura.extract vs Readability+jsdom",
+        header,
+        [[r[c] for c in columns] for r in rows],
+    )
     overheads = [r["overhead_ms"] for r in rows]
     defaults = [r["overhead_vs_default_ms"] for r in rows]
     cpu = [r["overhead_cpu_ms"] for r in rows]
-    print(f"\nclawd's overhead over trafilatura with the same options (median over pages of the "
-          f"per-page p50): {statistics.median(overheads):.1f} ms wall, "
-          f"{statistics.median(cpu):.1f} ms CPU (target <= 15); over trafilatura's defaults: "
-          f"{statistics.median(defaults):.1f} ms wall")
-    print(f"clawd / Readability+jsdom, geomean over {len(rows)} pages: "
-          f"{geomean([r['ratio_readability'] for r in rows]):.3f} (target <= 0.7)")
+    print(
+        f"\nclawd's overhead over trafilatura with the same options (median over pages of the "
+        f"per-page p50): {statistics.median(overheads):.1f} ms wall, "
+        f"{statistics.median(cpu):.1f} ms CPU (target <= 15); over trafilatura's defaults: "
+        f"{statistics.median(defaults):.1f} ms wall"
+    )
+    print(
+        f"clawd / Readability+jsdom, geomean over {len(rows)} pages: "
+        f"{geomean([r['ratio_readability'] for r in rows]):.3f} (target <= 0.7)"
+    )
     node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
-    print(f"peer: @mozilla/readability {versions.get('readability')}, "
-          f"jsdom {versions.get('jsdom')}, node {node}")
+    print(
+        f"peer: @mozilla/readability {versions.get('readability')}, "
+        f"jsdom {versions.get('jsdom')}, node {node}"
+    )
 
 
 def main() -> None:
@@ -235,23 +305,28 @@ def main() -> None:
     # wrapping logs pages that read like instructions: true of some articles, noise here
     logging.getLogger("clawd").setLevel(logging.ERROR)
     from clawd.web import extract
-    names = sorted(p.name for p in PAGES.glob("*.html")
-                   if not args.only or any(o in p.name for o in args.only))
+
+    names = sorted(
+        p.name for p in PAGES.glob("*.html") if not args.only or any(o in p.name for o in args.only)
+    )
     peer = Readability(install_readability())
     site = PageServer(PAGES)
     home = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-web-"))
-    web = {"fetch": {"cacheTtlMinutes": 0}}      # timed as configured by default otherwise
-    running = RunningService(service_config(home, extra={"browser": {"enabled": False},
-                                                         "web": web}))
+    web = {"fetch": {"cacheTtlMinutes": 0}}  # timed as configured by default otherwise
+    running = RunningService(
+        service_config(home, extra={"browser": {"enabled": False}, "web": web})
+    )
     client = running.client(timeout=120)
     rows = []
     try:
         for name in names:
             rows.append(measure(name, site, client, peer, args.runs, extract.options("markdown")))
             row = rows[-1]
-            print(f"{row['page']:32s} clawd {row['clawd_ms']:7.1f} ms  trafilatura "
-                  f"{row['bare_md_ms']:7.1f} ms  readability {row['readability_ms']:7.1f} ms",
-                  flush=True)
+            print(
+                f"{row['page']:32s} clawd {row['clawd_ms']:7.1f} ms  trafilatura "
+                f"{row['bare_md_ms']:7.1f} ms  readability {row['readability_ms']:7.1f} ms",
+                flush=True,
+            )
     finally:
         client.close()
         running.close()

@@ -1,4 +1,5 @@
 """`python -m clawd` is `clawd-browser`."""
+
 from clawd.cli.main import main
 
 raise SystemExit(main())

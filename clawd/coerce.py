@@ -2,6 +2,7 @@
 booleans and numbers as strings ("true", "25"): those are accepted; anything else raises `error`
 (by default a 400 INVALID_REQUEST) naming the field. A leaf module: the server reads requests with
 it, the page reads values whose type only the page knows (a fill value for a checkbox)."""
+
 from __future__ import annotations
 
 import math
@@ -23,21 +24,34 @@ def as_bool(value: Any, field: str, error=errors.InvalidRequest) -> bool:
     raise error(f"{field} must be a boolean, not {value!r}")
 
 
-def as_int(value: Any, field: str, *, minimum: int | None = None, maximum: int | None = None,
-           error=errors.InvalidRequest) -> int:
+def as_int(
+    value: Any,
+    field: str,
+    *,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    error=errors.InvalidRequest,
+) -> int:
     number = _number(value, field, error)
     if number != int(number):
         raise error(f"{field} must be a whole number, not {value!r}")
     return _bounded(int(number), field, minimum, maximum, error)
 
 
-def as_number(value: Any, field: str, *, minimum: float | None = None,
-              maximum: float | None = None, error=errors.InvalidRequest) -> float:
+def as_number(
+    value: Any,
+    field: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    error=errors.InvalidRequest,
+) -> float:
     return _bounded(_number(value, field, error), field, minimum, maximum, error)
 
 
-def as_str(value: Any, field: str, *, allow_empty: bool = False,
-           error=errors.InvalidRequest) -> str:
+def as_str(
+    value: Any, field: str, *, allow_empty: bool = False, error=errors.InvalidRequest
+) -> str:
     if not isinstance(value, str) or (not allow_empty and not value):
         raise error(f"{field} must be a {'' if allow_empty else 'non-empty '}string")
     return value
@@ -59,7 +73,7 @@ def _number(value: Any, field: str, error) -> float:
     number = _parse_number(value)
     if number is None:
         raise error(f"{field} must be a number, not {value!r}")
-    if not math.isfinite(number):   # JSON bodies may carry Infinity/NaN; "1e999" overflows
+    if not math.isfinite(number):  # JSON bodies may carry Infinity/NaN; "1e999" overflows
         raise error(f"{field} must be a finite number, not {value!r}")
     return number
 

@@ -2,6 +2,7 @@
 actions: SIGTERM/SIGINT stop it in order (exit 0 within 10 s), SIGHUP reopens the log file and
 reloads the configuration. How each is done lives in clawd/lifecycle/ (shutdown, reload, and
 sd_notify for systemd's Type=notify)."""
+
 from __future__ import annotations
 
 import logging
@@ -9,9 +10,10 @@ import os
 import queue
 import signal
 import threading
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
-from clawd import errors, log as clawd_log
+from clawd import errors
+from clawd import log as clawd_log
 from clawd.config.model import Config
 from clawd.lifecycle.notify import sd_notify
 from clawd.lifecycle.reload import ConfigReload, loader_for
@@ -29,13 +31,19 @@ class Daemon:
     """Build the service, serve it on a thread, and turn signals (queued by their handlers, acted
     on by the main thread) into stop and reload."""
 
-    def __init__(self, config: Config, *, load: Callable[[], Config] | None = None,
-                 allow_hosts=(), env: Mapping[str, str] | None = None):
+    def __init__(
+        self,
+        config: Config,
+        *,
+        load: Callable[[], Config] | None = None,
+        allow_hosts=(),
+        env: Mapping[str, str] | None = None,
+    ):
         self.allow_hosts = tuple(allow_hosts or ())
         self._config = with_allowed_hosts(config, self.allow_hosts)
         self._load = load or loader_for(config)
         self.env = os.environ if env is None else env
-        self.signals: queue.SimpleQueue = queue.SimpleQueue()   # safe to put() from a handler
+        self.signals: queue.SimpleQueue = queue.SimpleQueue()  # safe to put() from a handler
         self.server: ClawdServer | None = None
         self.service: Service | None = None
         # the shutdown's clock: seams for tests, which cannot wait 10 s nor survive os._exit
@@ -52,17 +60,21 @@ class Daemon:
     def build(self) -> ClawdServer:
         refuse_unsafe_bind(self._config)
         self.service = Service(self._config)
-        self.server = ClawdServer(self.service, self._config.server.host,
-                                  self._config.server.port)
+        self.server = ClawdServer(self.service, self._config.server.host, self._config.server.port)
         return self.server
 
     def serve(self) -> int:
         server = self.server or self.build()
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
-                         name="http", daemon=True).start()
-        log.info("clawd listening on http://%s:%d (config: %s, state: %s)",
-                 self.config.server.host, server.port,
-                 self.config.source or "built-in defaults", self.config.home)
+        threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.2}, name="http", daemon=True
+        ).start()
+        log.info(
+            "clawd listening on http://%s:%d (config: %s, state: %s)",
+            self.config.server.host,
+            server.port,
+            self.config.source or "built-in defaults",
+            self.config.home,
+        )
         self.notify(f"READY=1\nSTATUS=serving on port {server.port}\nMAINPID={os.getpid()}")
         while self._act_on(self._next_signal()):
             pass
@@ -70,14 +82,20 @@ class Daemon:
 
     def reload(self) -> bool:
         """SIGHUP: reopen the log file, then take the configuration again or refuse it whole."""
-        return ConfigReload(self.service, load=self._load, allow_hosts=self.allow_hosts,
-                            notify=self.notify)()
+        return ConfigReload(
+            self.service, load=self._load, allow_hosts=self.allow_hosts, notify=self.notify
+        )()
 
     def shutdown(self) -> int:
         """SIGTERM/SIGINT: stop in order within the budget; the exit status."""
-        return Shutdown(self.server, self.service, notify=self.notify,
-                        budget=self.shutdown_budget, drain_s=self.drain_s,
-                        past_budget=self.give_up)()
+        return Shutdown(
+            self.server,
+            self.service,
+            notify=self.notify,
+            budget=self.shutdown_budget,
+            drain_s=self.drain_s,
+            past_budget=self.give_up,
+        )()
 
     # -- signals --------------------------------------------------------------------------------
     def install_signals(self) -> None:
@@ -86,7 +104,7 @@ class Daemon:
                 signal.signal(getattr(signal, name), self._queue_signal)
 
     def _queue_signal(self, signum, _frame) -> None:
-        self.signals.put(signum)   # the main thread acts: a handler must not take locks
+        self.signals.put(signum)  # the main thread acts: a handler must not take locks
 
     def _next_signal(self) -> int:
         while True:
@@ -106,8 +124,14 @@ class Daemon:
 
 
 # -- entry point --------------------------------------------------------------------------------
-def run(config: Config, *, load: Callable[[], Config] | None = None, allow_hosts=(),
-        log_level: str | None = "info", log_file: str | None = None) -> int:
+def run(
+    config: Config,
+    *,
+    load: Callable[[], Config] | None = None,
+    allow_hosts=(),
+    log_level: str | None = "info",
+    log_file: str | None = None,
+) -> int:
     clawd_log.configure(log_level, log_file)
     daemon = Daemon(config, load=load, allow_hosts=allow_hosts)
     try:

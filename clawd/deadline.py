@@ -1,5 +1,6 @@
 """Deadlines: a point on time.monotonic()'s clock that work must end by, and the seconds left
 until it. A leaf module: every layer may use it."""
+
 from __future__ import annotations
 
 import time

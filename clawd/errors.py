@@ -4,6 +4,7 @@ Each class carries the `code` clients see and the `http_status` the request hand
 The request handler (server/handler.py) and the CLI exit-status ladder (cli/main.py) are the only
 places these become statuses.
 """
+
 from __future__ import annotations
 
 
@@ -25,29 +26,34 @@ class ClawdError(Exception):
 # -- 400: the request itself is wrong -------------------------------------------------------------
 class InvalidRequest(ClawdError, ValueError):
     """The request is malformed."""
+
     code = "INVALID_REQUEST"
     http_status = 400
 
 
 class BodyTooLarge(InvalidRequest):
     """The request body is larger than 1 MiB."""
+
     code = "BODY_TOO_LARGE"
     http_status = 413
 
 
 class HeadersTooLarge(InvalidRequest):
     """A request header line is over 64 KiB, or there are over 100 headers."""
+
     code = "HEADERS_TOO_LARGE"
     http_status = 431
 
 
 class InvalidPath(InvalidRequest):
     """The path is outside its allowed root, a symlink, or not a regular file."""
+
     code = "INVALID_PATH"
 
 
 class NavigationBlocked(InvalidRequest):
     """The URL is not allowed by the navigation policy."""
+
     code = "NAVIGATION_BLOCKED"
 
 
@@ -69,21 +75,25 @@ class ActEvaluateFailed(InvalidRequest):
 
 class InvalidCookie(InvalidRequest):
     """The cookie is malformed or Chromium refused it."""
+
     code = "INVALID_COOKIE"
 
 
 class InvalidHeaders(InvalidRequest):
     """Extra headers must be a JSON object of header names to string values."""
+
     code = "INVALID_HEADERS"
 
 
 class InvalidStorageKind(InvalidRequest):
     """Storage kinds are local and session."""
+
     code = "INVALID_STORAGE_KIND"
 
 
 class UnknownDevice(InvalidRequest):
     """No device preset has that name."""
+
     code = "UNKNOWN_DEVICE"
 
 
@@ -97,16 +107,19 @@ class InvalidLocale(InvalidRequest):
 
 class WebInvalidUrl(InvalidRequest):
     """web_fetch reads http: and https: URLs without credentials only."""
+
     code = "WEB_INVALID_URL"
 
 
 class WebSearchNotConfigured(InvalidRequest):
     """No search provider has an API key (in web.search or the environment)."""
+
     code = "WEB_SEARCH_NOT_CONFIGURED"
 
 
 class WebUnsupportedContent(ClawdError):
     """The page is not text web_fetch can read (an image, a binary download)."""
+
     code = "WEB_UNSUPPORTED_CONTENT"
     http_status = 415
 
@@ -114,6 +127,7 @@ class WebUnsupportedContent(ClawdError):
 # -- 401/403: who is asking -----------------------------------------------------------------------
 class Unauthorized(ClawdError, PermissionError):
     """Missing or wrong credentials."""
+
     code = "UNAUTHORIZED"
     http_status = 401
 
@@ -125,16 +139,19 @@ class Forbidden(ClawdError, PermissionError):
 
 class CrossSiteRequest(Forbidden):
     """Cross-site state-changing request refused."""
+
     code = "CSRF_REJECTED"
 
 
 class HostNotAllowed(Forbidden):
     """The Host header is not a loopback name or the configured host."""
+
     code = "HOST_NOT_ALLOWED"
 
 
 class ActEvaluateDisabled(Forbidden):
     """evaluate is disabled by browser.evaluateEnabled: false."""
+
     code = "ACT_EVALUATE_DISABLED"
 
 
@@ -144,16 +161,19 @@ class ActTargetIdMismatch(Forbidden):
 
 class ToolDenied(Forbidden):
     """The tool is not allowed by the tools.allow / tools.deny policy."""
+
     code = "TOOL_DENIED"
 
 
 class WebFetchDisabled(Forbidden):
     """web_fetch is disabled (web.fetch.enabled: false)."""
+
     code = "WEB_FETCH_DISABLED"
 
 
 class WebSearchDisabled(Forbidden):
     """web_search is disabled (web.search.enabled: false)."""
+
     code = "WEB_SEARCH_DISABLED"
 
 
@@ -193,6 +213,7 @@ class SelectorNotFound(NotFound):
 
 class NodeNotFound(NotFound):
     """No such node in the `nodes` configuration (the agent tool's target: node)."""
+
     code = "NODE_NOT_FOUND"
 
 
@@ -228,6 +249,7 @@ class Conflict(ClawdError):
 class TargetUnavailable(Conflict):
     """The agent tool's target names a place that has no browser here (target: sandbox with no
     sandbox profile)."""
+
     code = "TARGET_UNAVAILABLE"
 
 
@@ -297,6 +319,7 @@ class ResponseBodyUnavailable(Conflict):
 
 class StorageUnavailable(Conflict):
     """The page's origin has no storage (about:blank, data: URLs, sandboxed frames)."""
+
     code = "STORAGE_UNAVAILABLE"
 
 
@@ -307,6 +330,7 @@ class DialogNotFound(NotFound):
 # -- 429: someone else asks us to slow down -------------------------------------------------------
 class WebSearchRateLimited(ClawdError):
     """The search provider answered 429; `retryAfter` says when to try again, if it said."""
+
     code = "WEB_SEARCH_RATE_LIMITED"
     http_status = 429
 
@@ -319,6 +343,7 @@ class BrowserLaunchFailed(ClawdError):
 
 class ConfigError(ClawdError):
     """The configuration does not validate; `problems` lists every one with its JSON path."""
+
     code = "CONFIG_INVALID"
     http_status = 500
 
@@ -331,10 +356,13 @@ class ConfigError(ClawdError):
 
 class CdpError(ClawdError):
     """Chromium answered a DevTools call with an error."""
+
     code = "CDP_ERROR"
     http_status = 502
 
-    def __init__(self, message: str = "", *, cdp_code: int | None = None, method: str | None = None):
+    def __init__(
+        self, message: str = "", *, cdp_code: int | None = None, method: str | None = None
+    ):
         super().__init__(message)
         self.cdp_code = cdp_code
         self.method = method
@@ -352,12 +380,14 @@ class HostUnresolved(ClawdError):
 
 class CdpUnreachable(ClawdError):
     """The DevTools endpoint did not answer."""
+
     code = "CDP_UNREACHABLE"
     http_status = 502
 
 
 class CdpEndpointRefused(ClawdError):
     """A remote DevTools endpoint pointed its websocket at another host."""
+
     code = "CDP_ENDPOINT_REFUSED"
     http_status = 502
 
@@ -369,6 +399,7 @@ class BrowserDisabled(ClawdError):
 
 class BrowserGone(ClawdError, ConnectionError):
     """The browser connection closed."""
+
     code = "BROWSER_GONE"
     http_status = 503
 
@@ -384,25 +415,29 @@ class CdpTimeout(ClawdError, TimeoutError):
 
 
 class WebFetchFailed(ClawdError):
-    """The page could not be fetched (connection, TLS, too many redirects): the message says which."""
+    "The page could not be fetched (connection, TLS, too many redirects): the message says which."
+
     code = "WEB_FETCH_FAILED"
     http_status = 502
 
 
 class WebSearchAuth(ClawdError):
     """The search provider refused the API key (401/403)."""
+
     code = "WEB_SEARCH_AUTH"
     http_status = 502
 
 
 class WebSearchFailed(ClawdError):
     """The search provider failed or answered something unreadable; `status` is its HTTP status."""
+
     code = "WEB_SEARCH_FAILED"
     http_status = 502
 
 
 class WebTimeout(ClawdError, TimeoutError):
     """The fetch or search did not finish within its time limit."""
+
     code = "WEB_TIMEOUT"
     http_status = 504
 

@@ -1,6 +1,7 @@
 """The only place logging handlers are attached: stderr (journald-friendly under systemd, where
 journald stamps the time and reads the priority prefix) or a file that SIGHUP reopens, so
 logrotate can move it away without copytruncate."""
+
 from __future__ import annotations
 
 import logging
@@ -8,7 +9,8 @@ import os
 import sys
 import threading
 import time
-from typing import Mapping, TextIO
+from collections.abc import Mapping
+from typing import TextIO
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # sd-daemon(3) priority prefixes: journald turns "<4>" into PRIORITY=4 and strips it
@@ -24,6 +26,7 @@ _handler: logging.Handler | None = None
 class Formatter(logging.Formatter):
     """FORMAT, with the date part of the time stamp formatted once a second (strftime was a
     tenth of a request's CPU in a profile of the service, one access line a request)."""
+
     _stamp = (None, "")
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
@@ -47,7 +50,8 @@ class JournalFormatter(logging.Formatter):
 
 
 class ReopenableFileHandler(logging.FileHandler):
-    """A FileHandler whose file can be reopened by path: after a rename, new lines go to a new file."""
+    """A FileHandler whose file can be reopened by path: after a rename, new lines go to a new
+    file."""
 
     def reopen(self) -> None:
         self.acquire()
@@ -78,13 +82,20 @@ def level_number(level: str | None) -> int:
     return getattr(logging, str(level or "info").upper(), logging.INFO)
 
 
-def configure(level: str | None = "info", log_file: str | None = None, *,
-              env: Mapping[str, str] | None = None, stream: TextIO | None = None) -> logging.Handler:
+def configure(
+    level: str | None = "info",
+    log_file: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    stream: TextIO | None = None,
+) -> logging.Handler:
     """Replace the root handlers with one: the file, else stderr (journal format under systemd)."""
     global _handler
     stream = sys.stderr if stream is None else stream
     if log_file:
-        handler: logging.Handler = ReopenableFileHandler(os.path.expanduser(log_file), encoding="utf-8")
+        handler: logging.Handler = ReopenableFileHandler(
+            os.path.expanduser(log_file), encoding="utf-8"
+        )
         handler.setFormatter(Formatter(FORMAT))
     else:
         handler = logging.StreamHandler(stream)

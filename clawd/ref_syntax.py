@@ -1,13 +1,14 @@
 """What an element ref looks like, in one place: `e12` (main frame), `f1e3` (an iframe's), `ax12`
 (format=aria), written as `e12`, `@e12`, `ref=e12`, `[ref=e12]`, or bare `12` for `e12` (OpenClaw's
 numeric refs, DESIGN.md §17). A leaf module: the server validates with it, the page resolves."""
+
 from __future__ import annotations
 
 import re
 
-CANONICAL = re.compile(r"^(?:(f\d+)?e(\d+)|ax(\d+))$")    # groups: frame prefix, e-number, ax-number
+CANONICAL = re.compile(r"^(?:(f\d+)?e(\d+)|ax(\d+))$")  # groups: frame prefix, e-number, ax-number
 _WRITTEN = re.compile(r"^\[?(?:@|ref=)?((?:f\d+)?e\d+|ax\d+|\d+)\]?$")
-IN_TEXT = re.compile(r"\[ref=([a-z0-9]+)\]")                 # a ref as a snapshot line prints it
+IN_TEXT = re.compile(r"\[ref=([a-z0-9]+)\]")  # a ref as a snapshot line prints it
 
 
 def normalize(text: str) -> str:

@@ -1,5 +1,6 @@
 """Shared fixtures: one Chromium per test session behind one in-process clawd service, the
 fixture site on 127.0.0.1, and a fresh tab per test."""
+
 from __future__ import annotations
 
 import pytest

@@ -3,11 +3,13 @@ not the service's JSON. Renderers tolerate missing keys; the caller wraps the te
 
 An act answer reads the same for a model and on a terminal but for its voice (how the page's
 place and a pending dialog are told): cli/output.py renders act answers with `act(..., voice)`."""
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from clawd import acts
 
@@ -18,7 +20,8 @@ ERROR_HINTS = {
     "TAB_NOT_FOUND": "List the open tabs with action=tabs.",
     "SERVICE_UNREACHABLE": "The clawd service is not running: start it with `clawd-browser serve`.",
     "BROWSER_NOT_RUNNING": "Start the browser with action=start.",
-    "ACT_ELEMENT_COVERED": "Close what covers it (a dialog, a banner) or scroll, then snapshot again.",
+    "ACT_ELEMENT_COVERED": "Close what covers it (a dialog, a banner) or scroll, "
+    "then snapshot again.",
     "ACT_BLOCKED_BY_DIALOG": "Answer the dialog with action=dialog first.",
 }
 
@@ -29,15 +32,21 @@ def status(result: dict) -> str:
     if not result.get("running"):
         return f"{head}: not running (action=start starts it)"
     tabs = result.get("tabCount")
-    parts = [f"{tabs} tab{'' if tabs == 1 else 's'}" if tabs is not None else None,
-             "headless" if result.get("headless") else None,
-             f"cdp {result['cdpUrl']}" if result.get("cdpUrl") else None]
+    parts = [
+        f"{tabs} tab{'' if tabs == 1 else 's'}" if tabs is not None else None,
+        "headless" if result.get("headless") else None,
+        f"cdp {result['cdpUrl']}" if result.get("cdpUrl") else None,
+    ]
     return f"{head}: running" + "".join(f", {p}" for p in parts if p)
 
 
 def stopped(result: dict) -> str:
     name = result.get("profile") or "?"
-    return f"profile {name}: stopped" if result.get("stopped", True) else f"profile {name}: was not running"
+    return (
+        f"profile {name}: stopped"
+        if result.get("stopped", True)
+        else f"profile {name}: was not running"
+    )
 
 
 def profiles(result: dict) -> str:
@@ -90,7 +99,7 @@ def page_state(result: dict) -> str:
 def snapshot(result: dict, cap: int) -> str:
     """The header line, then the snapshot text itself, cut on a whole line at `cap` characters."""
     text = result.get("snapshot")
-    if not isinstance(text, str):   # format=aria is not offered to models; keep it readable anyway
+    if not isinstance(text, str):  # format=aria is not offered to models; keep it readable anyway
         text = json.dumps(text, ensure_ascii=False)
     text = cut(text.rstrip("\n"), cap)
     head = page_state({"tabId": result.get("tabId"), "url": result.get("url")})
@@ -104,8 +113,8 @@ def cut(text: str, cap: int) -> str:
     """At most `cap` characters: whole lines, then the truncation marker."""
     if len(text) <= cap:
         return text
-    body = text[:max(0, cap - len(TRUNCATED))]
-    body = body[:body.rfind("\n")] if "\n" in body else ""
+    body = text[: max(0, cap - len(TRUNCATED))]
+    body = body[: body.rfind("\n")] if "\n" in body else ""
     return body + TRUNCATED
 
 
@@ -128,13 +137,17 @@ def console(result: dict) -> str:
         where = m.get("location") or m.get("url")
         if isinstance(where, dict):
             where = where.get("url")
-        lines.append(f"[{m.get('type', 'log')}] {m.get('text', '')}" + (f" ({where})" if where else ""))
+        lines.append(
+            f"[{m.get('type', 'log')}] {m.get('text', '')}" + (f" ({where})" if where else "")
+        )
     return "\n".join(lines) or "(no console messages)"
 
 
 def pdf(result: dict) -> str:
-    return (f"PDF of {result.get('tabId') or 'the tab'} saved on the service's machine: {result.get('path')} "
-            f"({result.get('bytes', '?')} bytes)")
+    return (
+        f"PDF of {result.get('tabId') or 'the tab'} saved on the service's machine: "
+        f"{result.get('path')} ({result.get('bytes', '?')} bytes)"
+    )
 
 
 def upload(result: dict) -> str:
@@ -159,8 +172,9 @@ def dialog(result: dict, accept: bool) -> str:
 @dataclass(frozen=True)
 class Voice:
     """What differs between telling an act answer to a model and printing it for a person."""
-    head: Callable[[dict], str]      # where the page is
-    dialog: Callable[[dict], str]    # a pending dialog, and how to answer it
+
+    head: Callable[[dict], str]  # where the page is
+    dialog: Callable[[dict], str]  # a pending dialog, and how to answer it
 
 
 def _model_dialog(d: dict) -> str:
@@ -175,13 +189,16 @@ def act(result: dict, voice: Voice = MODEL) -> str:
     """Where the page is, what the action answered (the act table's answer fields), a batch's
     results, then only what needs attention."""
     lines = [voice.head(result)]
-    lines += [f"{name}: {value_text(result[name])}" for name in acts.ANSWER_FIELDS
-              if name in result]
+    lines += [
+        f"{name}: {value_text(result[name])}" for name in acts.ANSWER_FIELDS if name in result
+    ]
     lines += [_batched(item) for item in result.get("results") or []]
     lines += ["opened tab " + tab_line(t) for t in result.get("openedTabs") or []]
     lines += _dialog_lines(result, voice)
-    lines += [f"downloaded {d.get('path') or d.get('url')} ({d.get('bytes', '?')} bytes)"
-              for d in result.get("downloads") or []]
+    lines += [
+        f"downloaded {d.get('path') or d.get('url')} ({d.get('bytes', '?')} bytes)"
+        for d in result.get("downloads") or []
+    ]
     return "\n".join(lines)
 
 

@@ -1,14 +1,23 @@
 """The tools an agent gets: `browser` (or one `browser_<action>` tool per action) beside
 `web_fetch` and `web_search`, those the tool policy allows, each with its name, description and
 JSON Schema, and running a call by name. The MCP server and agent loops use this one list."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from clawd import errors
-from clawd.agent.tool import ACTIONS, TOOL_NAME, BrowserTool, ToolResult, action_of_tool, error_result
-from clawd.agent.tool import parameters_schema, tool_description
+from clawd.agent.tool import (
+    ACTIONS,
+    TOOL_NAME,
+    BrowserTool,
+    ToolResult,
+    action_of_tool,
+    error_result,
+    parameters_schema,
+    tool_description,
+)
 from clawd.agent.web_tools import web_tools
 from clawd.security.tools import ALLOW_ALL, ToolPolicy
 
@@ -21,7 +30,9 @@ class Listed:
 
 
 class ToolSet:
-    def __init__(self, browser: BrowserTool, *, policy: ToolPolicy = ALLOW_ALL, split: bool = False):
+    def __init__(
+        self, browser: BrowserTool, *, policy: ToolPolicy = ALLOW_ALL, split: bool = False
+    ):
         self.browser = browser
         self.policy = policy
         self.split = split
@@ -29,8 +40,14 @@ class ToolSet:
 
     def listed(self) -> list[Listed]:
         """What is announced: the allowed tools only."""
-        browser = [Listed(TOOL_NAME, tool_description(), parameters_schema())] if not self.split else [
-            Listed(f"{TOOL_NAME}_{a}", tool_description(a), parameters_schema(a)) for a in ACTIONS]
+        browser = (
+            [Listed(TOOL_NAME, tool_description(), parameters_schema())]
+            if not self.split
+            else [
+                Listed(f"{TOOL_NAME}_{a}", tool_description(a), parameters_schema(a))
+                for a in ACTIONS
+            ]
+        )
         web = [Listed(t.name, t.description, t.parameters_schema()) for t in self.web.values()]
         return [tool for tool in browser + web if self.policy.allowed(tool.name)]
 

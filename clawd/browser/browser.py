@@ -1,12 +1,14 @@
 """One connected browser: its DevTools connection, the page targets it auto-attaches (each a
 Tab with a stable id), their out-of-process iframes, and resolving a `targetId` to a Tab."""
+
 from __future__ import annotations
 
 import itertools
 import logging
 import threading
 import time
-from typing import Iterable, Protocol
+from collections.abc import Iterable
+from typing import Protocol
 
 from clawd import errors
 from clawd.browser.tab import Tab
@@ -22,14 +24,22 @@ CLOSE_TIMEOUT = 5.0
 class TabHook(Protocol):
     """What page/ modules plug in: called on the event thread while a new tab is still paused
     before its first script, so nothing it wants to see can slip past."""
+
     def attach(self, tab: Tab, session: Session, *, child: bool) -> None: ...
     def detach(self, tab: Tab) -> None: ...
 
 
 class Browser:
-    def __init__(self, connection: Connection, *, profile: str, max_tabs: int | None = None,
-                 hooks: Iterable[TabHook] = (), id_counter: Iterable[int] | None = None,
-                 window_per_tab: bool = False):
+    def __init__(
+        self,
+        connection: Connection,
+        *,
+        profile: str,
+        max_tabs: int | None = None,
+        hooks: Iterable[TabHook] = (),
+        id_counter: Iterable[int] | None = None,
+        window_per_tab: bool = False,
+    ):
         self.connection = connection
         self.profile = profile
         self.max_tabs = max_tabs
@@ -39,11 +49,11 @@ class Browser:
         # often never answers a screenshot of one); a person never sees these windows
         self.window_per_tab = window_per_tab
         self._ids = id_counter or itertools.count(1)
-        self._tabs: dict[str, Tab] = {}           # raw targetId -> Tab
+        self._tabs: dict[str, Tab] = {}  # raw targetId -> Tab
         self._changed = threading.Condition(threading.RLock())
         self._last_used: str | None = None
-        self._quarantined: dict[str, str] = {}    # tabId / targetId / label -> why it was closed
-        self.tabs_freed = 0                        # closed tabs whose state was released
+        self._quarantined: dict[str, str] = {}  # tabId / targetId / label -> why it was closed
+        self.tabs_freed = 0  # closed tabs whose state was released
 
     # -- set-up -------------------------------------------------------------------------------
     def setup(self) -> None:
@@ -53,9 +63,18 @@ class Browser:
         on("Target.targetInfoChanged", self._on_info_changed, None)
         on("Target.targetDestroyed", lambda p: self._drop(p.get("targetId")), None)
         on("Target.targetCrashed", self._on_crashed, None)
-        self.root.call("Target.setDiscoverTargets", {"discover": True, "filter": [{"type": "page"}]})
-        self.root.call("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
-                                                "flatten": True, "filter": [{"type": "page"}]})
+        self.root.call(
+            "Target.setDiscoverTargets", {"discover": True, "filter": [{"type": "page"}]}
+        )
+        self.root.call(
+            "Target.setAutoAttach",
+            {
+                "autoAttach": True,
+                "waitForDebuggerOnStart": True,
+                "flatten": True,
+                "filter": [{"type": "page"}],
+            },
+        )
         # attachedToTarget events of the existing tabs precede that reply: once the dispatcher
         # has handled them, every existing tab is registered.
         self.connection.events.flush(ATTACH_TIMEOUT)
@@ -69,8 +88,15 @@ class Browser:
     def _on_attached(self, params: dict) -> None:
         info, session_id = params["targetInfo"], params["sessionId"]
         session = Session(self.connection, session_id, info["targetId"])
-        tab = Tab(f"t{next(self._ids)}", info["targetId"], session, type=info.get("type", "page"),
-                  url=info.get("url", ""), title=info.get("title", ""), opener_id=info.get("openerId"))
+        tab = Tab(
+            f"t{next(self._ids)}",
+            info["targetId"],
+            session,
+            type=info.get("type", "page"),
+            url=info.get("url", ""),
+            title=info.get("title", ""),
+            opener_id=info.get("openerId"),
+        )
         tab.owner = self
         session.on("Target.attachedToTarget", lambda p: self._on_child_attached(tab, session, p))
         session.on("Target.detachedFromTarget", lambda p: tab.remove_child(p.get("targetId", "")))
@@ -83,7 +109,7 @@ class Browser:
     def _on_child_attached(self, tab: Tab, parent: Session, params: dict) -> None:
         info, session_id = params["targetInfo"], params["sessionId"]
         session = Session(self.connection, session_id, info["targetId"])
-        if info.get("type") != "iframe":   # workers: let them run, we do not watch them
+        if info.get("type") != "iframe":  # workers: let them run, we do not watch them
             session.try_call("Runtime.runIfWaitingForDebugger")
             self.root.try_call("Target.detachFromTarget", {"sessionId": session_id})
             return
@@ -98,22 +124,26 @@ class Browser:
         done = None if child else tab.instrumented
         pipelined = PipelinedSession(session)
         try:
-            pipelined.call("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True,
-                                                    "flatten": True})
+            pipelined.call(
+                "Target.setAutoAttach",
+                {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": True},
+            )
             for hook in self.hooks:
                 try:
                     hook.attach(tab, pipelined, child=child)
                 except errors.BrowserGone:
                     raise
-                except Exception:   # one feature's bug must not leave the tab paused forever
+                except Exception:  # one feature's bug must not leave the tab paused forever
                     log.exception("tab hook %s failed on %s", type(hook).__name__, tab.tab_id)
             if waiting:
                 pipelined.call("Runtime.runIfWaitingForDebugger")
         except errors.BrowserGone:
             if done is not None:
-                done.set()   # nothing more will answer; the caller's next call says why
+                done.set()  # nothing more will answer; the caller's next call says why
             return
-        threading.Thread(target=self._collect, args=(tab, pipelined, done), name="instrument", daemon=True).start()
+        threading.Thread(
+            target=self._collect, args=(tab, pipelined, done), name="instrument", daemon=True
+        ).start()
 
     @staticmethod
     def _collect(tab: Tab, pipelined: PipelinedSession, done: threading.Event | None) -> None:
@@ -147,10 +177,12 @@ class Browser:
                 hook.detach(tab)
             except Exception:
                 log.exception("releasing %s failed", tab.tab_id)
-        tab.instrumented.set()   # whoever waits for the hooks learns the tab is gone instead
+        tab.instrumented.set()  # whoever waits for the hooks learns the tab is gone instead
         tab.state.clear()
         tab.closed.set()
-        for session_id in [tab.session.session_id] + [s.session_id for s in tab.child_sessions().values()]:
+        for session_id in [tab.session.session_id] + [
+            s.session_id for s in tab.child_sessions().values()
+        ]:
             self.connection.events.forget_session(session_id)
         self.tabs_freed += 1
 
@@ -167,8 +199,10 @@ class Browser:
         if tab is not None:
             tab.crashed = True
             log.warning("tab %s crashed (%s)", tab.tab_id, params.get("status"))
-            self.connection.fail_session(tab.session.session_id, errors.TabCrashed(
-                f"tab {tab.tab_id} crashed; close it and open a new one"))
+            self.connection.fail_session(
+                tab.session.session_id,
+                errors.TabCrashed(f"tab {tab.tab_id} crashed; close it and open a new one"),
+            )
 
     # -- the registry -------------------------------------------------------------------------
     def tabs(self) -> list[Tab]:
@@ -197,8 +231,12 @@ class Browser:
         on and Chromium carries them into a renderer a navigation swaps in: none missed since.
         Paused targets are resumed before this (a noopener popup answers only then)."""
         if not tab.instrumented.wait(timeout):
-            log.warning("tab %s: its renderer did not answer the tab hooks within %g s; what it does "
-                        "now may go unrecorded", tab.tab_id, timeout)
+            log.warning(
+                "tab %s: its renderer did not answer the tab hooks within %g s; what it does "
+                "now may go unrecorded",
+                tab.tab_id,
+                timeout,
+            )
 
     def resolve(self, key: str | None) -> Tab:
         """A stable id, a label, a raw id or a unique raw-id prefix; None -> the last tab used,
@@ -210,14 +248,20 @@ class Browser:
         if key in self._quarantined:
             raise errors.TabQuarantined(f"tab {key} was closed: {self._quarantined[key]}")
         tabs = self.tabs()
-        for match in (lambda t: t.tab_id == key, lambda t: t.label == key, lambda t: t.target_id == key):
+        for match in (
+            lambda t: t.tab_id == key,
+            lambda t: t.label == key,
+            lambda t: t.target_id == key,
+        ):
             found = [t for t in tabs if match(t)]
             if found:
                 return self.use(found[0])
         prefixed = [t for t in tabs if t.target_id.lower().startswith(key.lower())]
         if len(prefixed) > 1:
-            raise errors.TabAmbiguous(f"{key!r} matches {len(prefixed)} tabs; use a longer prefix or the tabId",
-                                      matches=[t.tab_id for t in prefixed])
+            raise errors.TabAmbiguous(
+                f"{key!r} matches {len(prefixed)} tabs; use a longer prefix or the tabId",
+                matches=[t.tab_id for t in prefixed],
+            )
         if prefixed:
             return self.use(prefixed[0])
         raise errors.TabNotFound(f"no tab {key!r}; see GET /tabs")
@@ -228,7 +272,9 @@ class Browser:
             while target_id not in self._tabs:
                 left = deadline - time.monotonic()
                 if left <= 0 or self.connection.closed:
-                    raise errors.CdpTimeout(f"tab {target_id} was not attached within {timeout:g} s")
+                    raise errors.CdpTimeout(
+                        f"tab {target_id} was not attached within {timeout:g} s"
+                    )
                 self._changed.wait(left)
             return self._tabs[target_id]
 
@@ -236,8 +282,9 @@ class Browser:
         if label is not None:
             self._check_label(label)
         self._make_room()
-        target_id = self.root.call("Target.createTarget", {"url": "about:blank",
-                                                           "newWindow": self.window_per_tab})["targetId"]
+        target_id = self.root.call(
+            "Target.createTarget", {"url": "about:blank", "newWindow": self.window_per_tab}
+        )["targetId"]
         tab = self.wait_for_tab(target_id)
         tab.label = label
         return self.use(tab)

@@ -1,5 +1,6 @@
 """Starting and stopping a managed Chromium: flags, readiness, stale locks, the process tree.
 Only ever stops a process clawd launched."""
+
 from __future__ import annotations
 
 import atexit
@@ -13,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import psutil
 import requests
@@ -22,7 +23,7 @@ from clawd import errors
 
 log = logging.getLogger("clawd.browser")
 
-FORBIDDEN_PORT = 9222   # the port people's own browsers and tools use: never ours
+FORBIDDEN_PORT = 9222  # the port people's own browsers and tools use: never ours
 READY_TIMEOUT = 15.0
 POLL_INTERVAL = 0.15
 STOP_GRACE = 2.5
@@ -30,7 +31,7 @@ LOCK_FILES = ("SingletonLock", "SingletonSocket", "SingletonCookie")
 
 # Every Chromium this process launched and has not stopped. It runs in a session of its own (so
 # our signals stay ours), which also means it would outlive us: at exit, whatever is left goes.
-_launched: set["ChromiumProcess"] = set()
+_launched: set[ChromiumProcess] = set()
 _launched_lock = threading.Lock()
 
 
@@ -44,7 +45,9 @@ class LaunchSpec:
     extra_args: tuple[str, ...] = ()
 
 
-def resolve_headless(setting, env: Mapping[str, str] = os.environ, platform: str = sys.platform) -> bool:
+def resolve_headless(
+    setting, env: Mapping[str, str] = os.environ, platform: str = sys.platform
+) -> bool:
     """auto: headless when Linux has no display to draw on."""
     if setting != "auto":
         return bool(setting)
@@ -63,12 +66,18 @@ def resolve_no_sandbox(setting, euid: int | None = None) -> bool:
 
 
 def build_args(spec: LaunchSpec, platform: str = sys.platform) -> list[str]:
-    args = [spec.executable,
-            f"--remote-debugging-port={spec.port}",
-            f"--user-data-dir={spec.user_data_dir}",
-            "--no-first-run", "--no-default-browser-check", "--disable-sync",
-            "--disable-background-networking", "--disable-component-update",
-            "--disable-features=Translate,MediaRouter", "--password-store=basic"]
+    args = [
+        spec.executable,
+        f"--remote-debugging-port={spec.port}",
+        f"--user-data-dir={spec.user_data_dir}",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-sync",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-features=Translate,MediaRouter",
+        "--password-store=basic",
+    ]
     if spec.headless:
         args += ["--headless=new", "--disable-gpu"]
     if spec.no_sandbox:
@@ -103,19 +112,30 @@ class ChromiumProcess:
         return "\n".join(text.strip().splitlines()[-lines:])
 
 
-def launch(spec: LaunchSpec, *, popen: Callable[..., subprocess.Popen] = subprocess.Popen) -> ChromiumProcess:
+def launch(
+    spec: LaunchSpec, *, popen: Callable[..., subprocess.Popen] = subprocess.Popen
+) -> ChromiumProcess:
     if spec.port == FORBIDDEN_PORT:
-        raise errors.BrowserLaunchFailed("port 9222 is never used for a managed profile; pick another cdpPort",
-                                         hint="browser.profiles.<name>.cdpPort")
+        raise errors.BrowserLaunchFailed(
+            "port 9222 is never used for a managed profile; pick another cdpPort",
+            hint="browser.profiles.<name>.cdpPort",
+        )
     if port_in_use(spec.port):
         raise errors.BrowserLaunchFailed(
-            f"cdpPort {spec.port} is already in use by another program", hint="browser.profiles.<name>.cdpPort")
+            f"cdpPort {spec.port} is already in use by another program",
+            hint="browser.profiles.<name>.cdpPort",
+        )
     spec.user_data_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_lock(spec.user_data_dir)
     stderr_path = spec.user_data_dir.parent / "chromium.log"
     with open(stderr_path, "wb") as stderr:
-        proc = popen(build_args(spec), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                     stderr=stderr, start_new_session=True)   # its own group: our signals stay ours
+        proc = popen(
+            build_args(spec),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,
+        )  # its own group: our signals stay ours
     log.info("launched %s (pid %d) on port %d", spec.executable, proc.pid, spec.port)
     launched = ChromiumProcess(proc, stderr_path, spec)
     with _launched_lock:
@@ -129,7 +149,9 @@ def wait_ready(process: ChromiumProcess, timeout: float = READY_TIMEOUT) -> str:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not process.alive():
-            raise launch_failure(process, f"Chromium exited with status {process.popen.returncode} while starting")
+            raise launch_failure(
+                process, f"Chromium exited with status {process.popen.returncode} while starting"
+            )
         try:
             answer = requests.get(url, timeout=1.0)
             if answer.ok:
@@ -137,13 +159,17 @@ def wait_ready(process: ChromiumProcess, timeout: float = READY_TIMEOUT) -> str:
         except (requests.RequestException, ValueError, KeyError):
             pass
         time.sleep(POLL_INTERVAL)
-    raise launch_failure(process, f"Chromium did not answer on port {process.spec.port} within {timeout:g} s")
+    raise launch_failure(
+        process, f"Chromium did not answer on port {process.spec.port} within {timeout:g} s"
+    )
 
 
 def launch_failure(process: ChromiumProcess, what: str) -> errors.BrowserLaunchFailed:
     tail = process.stderr_tail()
     hint = likely_fix(tail, process.spec)
-    message = f"{what}; the likely fix is {hint}" + (f"\n--- chromium stderr ---\n{tail}" if tail else "")
+    message = f"{what}; the likely fix is {hint}" + (
+        f"\n--- chromium stderr ---\n{tail}" if tail else ""
+    )
     stop_tree(process)
     return errors.BrowserLaunchFailed(message, hint=hint)
 
@@ -185,7 +211,7 @@ def _tree(process: ChromiumProcess) -> list[psutil.Process]:
         pass
     for proc in psutil.process_iter():
         try:
-            if os.getpgid(proc.pid) == process.pid:   # start_new_session: pgid == the root's pid
+            if os.getpgid(proc.pid) == process.pid:  # start_new_session: pgid == the root's pid
                 found.setdefault(proc.pid, proc)
         except (ProcessLookupError, PermissionError, psutil.Error):
             continue
@@ -235,7 +261,11 @@ def remove_stale_lock(user_data_dir: pathlib.Path, hostname: str | None = None) 
     except OSError:
         return False
     host, _, pid = target.rpartition("-")
-    if host != (hostname or socket.gethostname()) or not pid.isdigit() or psutil.pid_exists(int(pid)):
+    if (
+        host != (hostname or socket.gethostname())
+        or not pid.isdigit()
+        or psutil.pid_exists(int(pid))
+    ):
         return False
     for name in LOCK_FILES:
         try:

@@ -1,5 +1,6 @@
 """The profile registry: the profiles of the config plus those created at run time (kept in
 $CLAWD_HOME/profiles.json), with cdpPort and color allocation."""
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,7 @@ from clawd.config.model import PALETTE, BrowserConfig, ProfileConfig, StateLayou
 log = logging.getLogger("clawd.browser")
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
-PORT_SPAN = 100   # managed profiles get ports start .. start+99 (18800-18899)
+PORT_SPAN = 100  # managed profiles get ports start .. start+99 (18800-18899)
 DRIVERS = ("managed", "existing-session", "remote")
 # There unless the config names a profile so: the user's own running browser, found where the OS
 # keeps its user data (browser/user_chrome.py).
@@ -55,7 +56,9 @@ class ProfileRegistry:
             if raw is None and name == DEFAULT_ALIAS:
                 raw = self._default_managed()
             if raw is None:
-                raise errors.ProfileNotFound(f"no profile named {name!r}; known: {', '.join(self._names())}")
+                raise errors.ProfileNotFound(
+                    f"no profile named {name!r}; known: {', '.join(self._names())}"
+                )
             return self._complete(raw)
 
     def _default_managed(self) -> ProfileConfig | None:
@@ -84,8 +87,15 @@ class ProfileRegistry:
     def is_builtin(self, name: str) -> bool:
         return name in BUILTIN and name not in self._configured and name not in self._created
 
-    def create(self, name: str, *, color: str | None = None, cdp_url: str | None = None,
-               driver: str | None = None, user_data_dir: str | None = None) -> ProfileConfig:
+    def create(
+        self,
+        name: str,
+        *,
+        color: str | None = None,
+        cdp_url: str | None = None,
+        driver: str | None = None,
+        user_data_dir: str | None = None,
+    ) -> ProfileConfig:
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise errors.InvalidRequest(f"profile name {name!r} must match {NAME_RE.pattern}")
         if color is not None and not re.match(r"^#[0-9A-Fa-f]{6}$", str(color)):
@@ -95,8 +105,13 @@ class ProfileRegistry:
         with self._lock:
             if name in self._configured or name in self._created or name in BUILTIN:
                 raise errors.ProfileExists(f"profile {name!r} already exists")
-            profile = ProfileConfig(name, driver=driver or ("remote" if cdp_url else "managed"),
-                                    cdp_url=cdp_url, color=color, user_data_dir=user_data_dir)
+            profile = ProfileConfig(
+                name,
+                driver=driver or ("remote" if cdp_url else "managed"),
+                cdp_url=cdp_url,
+                color=color,
+                user_data_dir=user_data_dir,
+            )
             self._created[name] = profile
             completed = self._complete(profile)
             self._created[name] = completed
@@ -107,10 +122,14 @@ class ProfileRegistry:
     def delete(self, name: str) -> ProfileConfig:
         with self._lock:
             if name in self._configured:
-                raise errors.Conflict(f"profile {name!r} comes from the config file; remove it there")
+                raise errors.Conflict(
+                    f"profile {name!r} comes from the config file; remove it there"
+                )
             profile = self._created.pop(name, None)
             if profile is None and name in BUILTIN:
-                raise errors.Conflict(f"profile {name!r} is built in (your own browser); it cannot be deleted")
+                raise errors.Conflict(
+                    f"profile {name!r} is built in (your own browser); it cannot be deleted"
+                )
             if profile is None:
                 raise errors.ProfileNotFound(f"no profile named {name!r}")
             self._assigned.pop(name, None)
@@ -134,8 +153,15 @@ class ProfileRegistry:
             port = self._free_port(raw.name)
         if color is None:
             color = self._free_color(raw.name)
-        done = ProfileConfig(raw.name, driver=raw.driver, cdp_port=port, cdp_url=raw.cdp_url,
-                             color=color, user_data_dir=raw.user_data_dir, attach_only=raw.attach_only)
+        done = ProfileConfig(
+            raw.name,
+            driver=raw.driver,
+            cdp_port=port,
+            cdp_url=raw.cdp_url,
+            color=color,
+            user_data_dir=raw.user_data_dir,
+            attach_only=raw.attach_only,
+        )
         self._assigned[raw.name] = done
         return done
 
@@ -177,9 +203,14 @@ class ProfileRegistry:
         created = {}
         for name, item in (data.get("profiles") or {}).items():
             if NAME_RE.match(name) and isinstance(item, dict):
-                created[name] = ProfileConfig(name, driver=item.get("driver", "managed"),
-                                              cdp_port=item.get("cdpPort"), cdp_url=item.get("cdpUrl"),
-                                              color=item.get("color"), user_data_dir=item.get("userDataDir"))
+                created[name] = ProfileConfig(
+                    name,
+                    driver=item.get("driver", "managed"),
+                    cdp_port=item.get("cdpPort"),
+                    cdp_url=item.get("cdpUrl"),
+                    color=item.get("color"),
+                    user_data_dir=item.get("userDataDir"),
+                )
         return created
 
     def _save_created(self) -> None:
@@ -192,11 +223,20 @@ class ProfileRegistry:
 
 
 def _profile_json(p: ProfileConfig) -> dict:
-    item = {"driver": p.driver, "cdpPort": p.cdp_port, "cdpUrl": p.cdp_url, "color": p.color,
-            "userDataDir": p.user_data_dir}
+    item = {
+        "driver": p.driver,
+        "cdpPort": p.cdp_port,
+        "cdpUrl": p.cdp_url,
+        "color": p.color,
+        "userDataDir": p.user_data_dir,
+    }
     return {k: v for k, v in item.items() if v is not None}
 
 
 def _same_source(done: ProfileConfig, raw: ProfileConfig) -> bool:
-    return (done.driver, done.cdp_url, done.user_data_dir) == (raw.driver, raw.cdp_url, raw.user_data_dir) \
-        and (raw.cdp_port is None or raw.cdp_port == done.cdp_port) and (raw.color is None or raw.color == done.color)
+    return (
+        (done.driver, done.cdp_url, done.user_data_dir)
+        == (raw.driver, raw.cdp_url, raw.user_data_dir)
+        and (raw.cdp_port is None or raw.cdp_port == done.cdp_port)
+        and (raw.color is None or raw.color == done.color)
+    )

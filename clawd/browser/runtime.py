@@ -1,5 +1,6 @@
 """A profile's browser over the life of the service: launched (managed) or connected to
 (attach-only, remote cdpUrl, existing-session), stopped on request, relaunched after a crash."""
+
 from __future__ import annotations
 
 import itertools
@@ -7,7 +8,7 @@ import logging
 import pathlib
 import threading
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from clawd import errors
 from clawd.browser import decorate, launcher, user_chrome
@@ -26,17 +27,24 @@ BACKOFF_MAX = 30.0
 
 
 class BrowserRuntime:
-    def __init__(self, profile: ProfileConfig, config: BrowserConfig, layout: StateLayout, *,
-                 hooks: Iterable[TabHook] = (), connect: Callable[..., Connection] = Connection,
-                 launch_args: Iterable[str] = ()):
+    def __init__(
+        self,
+        profile: ProfileConfig,
+        config: BrowserConfig,
+        layout: StateLayout,
+        *,
+        hooks: Iterable[TabHook] = (),
+        connect: Callable[..., Connection] = Connection,
+        launch_args: Iterable[str] = (),
+    ):
         self.profile = profile
         self.config = config
         self.layout = layout
         self.hooks = list(hooks)
         self._connect = connect
-        self.launch_args = tuple(launch_args)   # clawd's own additions (strict mode's proxy)
+        self.launch_args = tuple(launch_args)  # clawd's own additions (strict mode's proxy)
         self._lock = threading.RLock()
-        self._ids = itertools.count(1)   # stable tab ids are never reused within a service run
+        self._ids = itertools.count(1)  # stable tab ids are never reused within a service run
         self.browser: Browser | None = None
         self.process: launcher.ChromiumProcess | None = None
         self.headless: bool | None = None
@@ -45,7 +53,7 @@ class BrowserRuntime:
         self.started_at: float | None = None
         self.sweeper: TabSweeper | None = None
         self._found_user_data: pathlib.Path | None = None
-        self._failures = 0            # consecutive failed starts: automatic relaunches back off
+        self._failures = 0  # consecutive failed starts: automatic relaunches back off
         self._retry_at = 0.0
 
     @property
@@ -66,7 +74,7 @@ class BrowserRuntime:
     @property
     def user_data_dir(self) -> pathlib.Path | None:
         if self.profile.kind == "existing-session":
-            if self.profile.user_data_dir is None:   # found when connecting (browser/user_chrome.py)
+            if self.profile.user_data_dir is None:  # found when connecting (browser/user_chrome.py)
                 return self._found_user_data
             return pathlib.Path(self.profile.user_data_dir).expanduser()
         if self.managed:
@@ -86,8 +94,10 @@ class BrowserRuntime:
             return browser
         wait = self._retry_at - time.monotonic()
         if wait > 0:
-            raise errors.BrowserGone(f"profile {self.profile.name}: the browser failed to start "
-                                     f"{self._failures} time(s); next attempt in {wait:.1f} s")
+            raise errors.BrowserGone(
+                f"profile {self.profile.name}: the browser failed to start "
+                f"{self._failures} time(s); next attempt in {wait:.1f} s"
+            )
         return self.start()
 
     def start(self, *, headless: bool | None = None) -> Browser:
@@ -100,7 +110,7 @@ class BrowserRuntime:
                 browser = self._start(headless)
             except errors.ClawdError:
                 self._failures += 1
-                self._retry_at = time.monotonic() + min(BACKOFF_MAX, 0.5 * 2 ** self._failures)
+                self._retry_at = time.monotonic() + min(BACKOFF_MAX, 0.5 * 2**self._failures)
                 raise
             self._failures, self._retry_at = 0, 0.0
             return browser
@@ -110,15 +120,20 @@ class BrowserRuntime:
         ws_url = self._launch(headless) if self.managed else self._locate()
         try:
             connection = self._open(ws_url)
-            browser = Browser(connection, profile=self.profile.name, hooks=self.hooks,
-                              max_tabs=self.config.max_tabs if self.managed else None, id_counter=self._ids,
-                              window_per_tab=self.managed and bool(self.headless))
+            browser = Browser(
+                connection,
+                profile=self.profile.name,
+                hooks=self.hooks,
+                max_tabs=self.config.max_tabs if self.managed else None,
+                id_counter=self._ids,
+                window_per_tab=self.managed and bool(self.headless),
+            )
             browser.setup()
         except Exception:
             self._kill_launched()
             raise
         connection.on_close(lambda reason: self._on_connection_closed(browser, reason))
-        if not self.managed:   # a remote peer can vanish without closing the socket
+        if not self.managed:  # a remote peer can vanish without closing the socket
             connection.start_keepalive(KEEPALIVE_INTERVAL)
         self.browser, self.ws_url, self.started_at = browser, ws_url, time.time()
         self._start_sweeper(browser)
@@ -128,22 +143,36 @@ class BrowserRuntime:
     def _start_sweeper(self, browser: Browser) -> None:
         cleanup = self.config.tab_cleanup
         if cleanup.enabled and self.managed:
-            self.sweeper = TabSweeper(browser, idle_seconds=cleanup.idle_minutes * 60,
-                                      interval=cleanup.interval_seconds)
+            self.sweeper = TabSweeper(
+                browser, idle_seconds=cleanup.idle_minutes * 60, interval=cleanup.interval_seconds
+            )
             self.sweeper.start()
 
     def _launch(self, headless: bool | None) -> str:
         self.executable = find_executable(self.config.executable_path)
-        self.headless = launcher.resolve_headless(self.config.headless) if headless is None else headless
+        self.headless = (
+            launcher.resolve_headless(self.config.headless) if headless is None else headless
+        )
         no_sandbox = launcher.resolve_no_sandbox(self.config.no_sandbox)
         if no_sandbox:
-            log.info("launching Chromium with --no-sandbox (browser.noSandbox: %s)", self.config.no_sandbox)
+            log.info(
+                "launching Chromium with --no-sandbox (browser.noSandbox: %s)",
+                self.config.no_sandbox,
+            )
         user_data = self.user_data_dir
         user_data.mkdir(parents=True, exist_ok=True, mode=0o700)
         decorate.decorate(user_data, self.profile.name, self.profile.color or self.config.color)
-        spec = launcher.LaunchSpec(self.executable, self.profile.cdp_port, user_data, self.headless,
-                                   no_sandbox, tuple(self.config.extra_args) + self.launch_args)
-        launcher.wait_port_free(spec.port, CLOSE_WAIT)   # our own previous browser may still be exiting
+        spec = launcher.LaunchSpec(
+            self.executable,
+            self.profile.cdp_port,
+            user_data,
+            self.headless,
+            no_sandbox,
+            tuple(self.config.extra_args) + self.launch_args,
+        )
+        launcher.wait_port_free(
+            spec.port, CLOSE_WAIT
+        )  # our own previous browser may still be exiting
         self.process = launcher.launch(spec)
         return launcher.wait_ready(self.process)
 
@@ -153,8 +182,10 @@ class BrowserRuntime:
         kind = self.kind
         if kind == "remote":
             return discovery.websocket_url(
-                self.profile.cdp_url, timeout=timeout,
-                allow_other_host=self.config.ssrf_policy.dangerously_allow_private_network)
+                self.profile.cdp_url,
+                timeout=timeout,
+                allow_other_host=self.config.ssrf_policy.dangerously_allow_private_network,
+            )
         if kind == "existing-session":
             if self.profile.user_data_dir is None:
                 self._found_user_data = user_chrome.find()
@@ -164,7 +195,9 @@ class BrowserRuntime:
         except errors.CdpUnreachable:
             raise errors.BrowserNotRunning(
                 f"profile {self.profile.name} is attach-only and no browser answers on port "
-                f"{self.profile.cdp_port}; start Chromium with --remote-debugging-port={self.profile.cdp_port}") from None
+                f"{self.profile.cdp_port}; start Chromium with "
+                f"--remote-debugging-port={self.profile.cdp_port}"
+            ) from None
 
     def _open(self, ws_url: str) -> Connection:
         timeout = self.config.remote_cdp_handshake_timeout_ms / 1000 if not self.managed else 10.0
@@ -199,7 +232,9 @@ class BrowserRuntime:
 
     def _kill_launched(self) -> None:
         process, self.process = self.process, None
-        if process is not None and not launcher.wait_exit(process, CLOSE_WAIT if process.alive() else 0):
+        if process is not None and not launcher.wait_exit(
+            process, CLOSE_WAIT if process.alive() else 0
+        ):
             launcher.stop_tree(process)
 
     def _forget(self) -> None:
@@ -227,10 +262,14 @@ class BrowserRuntime:
         browser = self.browser if self.running() else None
         process = self.process
         return {
-            "profile": self.profile.name, "driver": self.kind, "running": browser is not None,
+            "profile": self.profile.name,
+            "driver": self.kind,
+            "running": browser is not None,
             "pid": process.pid if process is not None and process.alive() else None,
-            "cdpPort": self.profile.cdp_port, "cdpUrl": _redacted(self.profile.cdp_url),
-            "executablePath": self.executable, "headless": self.headless,
+            "cdpPort": self.profile.cdp_port,
+            "cdpUrl": _redacted(self.profile.cdp_url),
+            "executablePath": self.executable,
+            "headless": self.headless,
             "userDataDir": str(self.user_data_dir) if self.user_data_dir else None,
             "color": self.profile.color or self.config.color,
             "tabCount": len(browser.tabs()) if browser else 0,
@@ -245,7 +284,8 @@ def _devtools_active_port(user_data_dir: pathlib.Path) -> str:
     except (OSError, ValueError):
         raise errors.BrowserNotRunning(
             f"no running browser with remote debugging found for {user_data_dir} (no readable "
-            f"DevToolsActivePort); {user_chrome.SWITCH_ON}") from None
+            f"DevToolsActivePort); {user_chrome.SWITCH_ON}"
+        ) from None
     return f"ws://127.0.0.1:{port.strip()}{ws_path.strip()}"
 
 

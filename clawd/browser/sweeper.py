@@ -1,19 +1,26 @@
 """Closing tabs nobody has used for `tabCleanup.idleMinutes`, so cron jobs that open a tab per
 run cannot pile up hundreds of them. Managed profiles only: clawd never closes the tabs of a
 browser it merely attached to."""
+
 from __future__ import annotations
 
 import logging
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 log = logging.getLogger("clawd.browser")
 
 
 class TabSweeper:
-    def __init__(self, browser, *, idle_seconds: float, interval: float,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        browser,
+        *,
+        idle_seconds: float,
+        interval: float,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.browser = browser
         self.idle_seconds = idle_seconds
         self.interval = interval

@@ -2,12 +2,14 @@
 out-of-process iframes, and `state`: what each page/ concern keeps per tab (refs, buffers,
 dialogs, emulation), an object of the concern's own class found by the typed key the concern
 declares. Everything here is freed when the tab closes."""
+
 from __future__ import annotations
 
 import collections
 import threading
 import time
-from typing import Any, Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from clawd import errors
 from clawd.cdp.session import Session
@@ -47,7 +49,7 @@ class TabState:
             found = self._values.get(key)
             if found is None:
                 found = key.make(self._tab)
-                if not self._freed:   # a late event of a closed tab gets state nobody keeps
+                if not self._freed:  # a late event of a closed tab gets state nobody keeps
                     self._values[key] = found
             return found
 
@@ -68,8 +70,17 @@ class TabState:
 
 
 class Tab:
-    def __init__(self, tab_id: str, target_id: str, session: Session, *, type: str = "page",
-                 url: str = "", title: str = "", opener_id: str | None = None):
+    def __init__(
+        self,
+        tab_id: str,
+        target_id: str,
+        session: Session,
+        *,
+        type: str = "page",
+        url: str = "",
+        title: str = "",
+        opener_id: str | None = None,
+    ):
         self.tab_id = tab_id
         self.target_id = target_id
         self.session = session
@@ -77,7 +88,7 @@ class Tab:
         self.url = url
         self.title = title
         self.opener_id = opener_id
-        self.owner = None                     # the Browser that registered it
+        self.owner = None  # the Browser that registered it
         self.label: str | None = None
         self.created = time.monotonic()
         self.last_used = self.created
@@ -86,7 +97,7 @@ class Tab:
         # closed): see Browser.use()
         self.instrumented = threading.Event()
         self.crashed = False
-        self.quarantined: str | None = None   # why, when the tab was closed for policy
+        self.quarantined: str | None = None  # why, when the tab was closed for policy
         self.closed = threading.Event()
         self._children: dict[str, Session] = {}
         self._lock = threading.Lock()
@@ -119,8 +130,14 @@ class Tab:
             raise errors.TabNotFound(f"tab {self.tab_id} is closed")
 
     def to_dict(self, active: bool = False) -> dict:
-        data = {"tabId": self.tab_id, "targetId": self.target_id, "title": self.title,
-                "url": self.url, "type": self.type, "active": active}
+        data = {
+            "tabId": self.tab_id,
+            "targetId": self.target_id,
+            "title": self.title,
+            "url": self.url,
+            "type": self.type,
+            "active": active,
+        }
         if self.label:
             data["label"] = self.label
         if self.crashed:

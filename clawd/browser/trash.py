@@ -1,5 +1,6 @@
 """Where a profile's user data goes when it is reset or deleted: $CLAWD_HOME/trash/<name>-<time>,
 kept (cookies and logins a user may still want back) until they erase it; `purge` erases at once."""
+
 from __future__ import annotations
 
 import os
@@ -34,7 +35,7 @@ def _free_name(directory: pathlib.Path, stem: str) -> pathlib.Path:
 def entries(layout: StateLayout) -> list[dict]:
     """What the trash holds, oldest first: {name, path, bytes}."""
     try:
-        found = sorted(layout.trash.iterdir(), key=lambda p: p.stat().st_ctime)   # ctime: when moved
+        found = sorted(layout.trash.iterdir(), key=lambda p: p.stat().st_ctime)  # ctime: when moved
     except OSError:
         return []
     return [{"name": p.name, "path": str(p), "bytes": _size(p)} for p in found if p.is_dir()]

@@ -1,32 +1,49 @@
 """The user's own everyday browser, for existing-session profiles without a userDataDir (the
 built-in `user` profile): its user data directory in the usual places of each OS, and the
 DevToolsActivePort file a browser with remote debugging switched on writes there."""
+
 from __future__ import annotations
 
 import os
 import pathlib
 import sys
-from typing import Mapping
+from collections.abc import Mapping
 
 from clawd import errors
 
 # (browser, path under the per-OS base), in the order they are tried
-_LINUX = (("Google Chrome", ".config/google-chrome"), ("Chromium", ".config/chromium"),
-          ("Brave", ".config/BraveSoftware/Brave-Browser"), ("Microsoft Edge", ".config/microsoft-edge"))
-_MACOS = (("Google Chrome", "Library/Application Support/Google/Chrome"),
-          ("Chromium", "Library/Application Support/Chromium"),
-          ("Brave", "Library/Application Support/BraveSoftware/Brave-Browser"),
-          ("Microsoft Edge", "Library/Application Support/Microsoft Edge"))
-_WINDOWS = (("Google Chrome", "Google/Chrome/User Data"), ("Chromium", "Chromium/User Data"),
-            ("Brave", "BraveSoftware/Brave-Browser/User Data"), ("Microsoft Edge", "Microsoft/Edge/User Data"))
+_LINUX = (
+    ("Google Chrome", ".config/google-chrome"),
+    ("Chromium", ".config/chromium"),
+    ("Brave", ".config/BraveSoftware/Brave-Browser"),
+    ("Microsoft Edge", ".config/microsoft-edge"),
+)
+_MACOS = (
+    ("Google Chrome", "Library/Application Support/Google/Chrome"),
+    ("Chromium", "Library/Application Support/Chromium"),
+    ("Brave", "Library/Application Support/BraveSoftware/Brave-Browser"),
+    ("Microsoft Edge", "Library/Application Support/Microsoft Edge"),
+)
+_WINDOWS = (
+    ("Google Chrome", "Google/Chrome/User Data"),
+    ("Chromium", "Chromium/User Data"),
+    ("Brave", "BraveSoftware/Brave-Browser/User Data"),
+    ("Microsoft Edge", "Microsoft/Edge/User Data"),
+)
 
-SWITCH_ON = ("switch remote debugging on in that browser: open chrome://inspect/#remote-debugging and allow "
-             "it (Chrome 144 and newer), or start the browser with --remote-debugging-port=0 and a "
-             "--user-data-dir of its own (Chrome 136+ refuses the port on its default directory)")
+SWITCH_ON = (
+    "switch remote debugging on in that browser: open chrome://inspect/#remote-debugging and allow "
+    "it (Chrome 144 and newer), or start the browser with --remote-debugging-port=0 and a "
+    "--user-data-dir of its own (Chrome 136+ refuses the port on its default directory)"
+)
 
 
-def candidates(*, platform: str | None = None, home: pathlib.Path | None = None,
-               env: Mapping[str, str] | None = None) -> list[tuple[str, pathlib.Path]]:
+def candidates(
+    *,
+    platform: str | None = None,
+    home: pathlib.Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> list[tuple[str, pathlib.Path]]:
     """(browser, user data directory) where each Chromium-family browser keeps it on this OS."""
     platform = platform or sys.platform
     env = os.environ if env is None else env
@@ -50,7 +67,11 @@ def find(found: list[tuple[str, pathlib.Path]] | None = None) -> pathlib.Path:
             return path
     if not present:
         looked = ", ".join(str(path) for _, path in found)
-        raise errors.BrowserNotRunning(f"no Chrome, Chromium, Brave or Edge user data directory found "
-                                       f"(looked in {looked}); set userDataDir on the profile")
+        raise errors.BrowserNotRunning(
+            f"no Chrome, Chromium, Brave or Edge user data directory found "
+            f"(looked in {looked}); set userDataDir on the profile"
+        )
     name, path = present[0]
-    raise errors.BrowserNotRunning(f"{name} ({path}) does not have remote debugging on: {SWITCH_ON}")
+    raise errors.BrowserNotRunning(
+        f"{name} ({path}) does not have remote debugging on: {SWITCH_ON}"
+    )

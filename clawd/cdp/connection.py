@@ -7,6 +7,7 @@ when it is free and reads the socket itself, routing every message that comes be
 watcher thread hold the role, so events keep flowing while nobody calls. Handing each reply from
 a reader thread to its caller cost 40-90 us a call here (a thread wake-up and a turn of the
 interpreter lock), as much as the whole CDP round trip (bench/latency.py)."""
+
 from __future__ import annotations
 
 import itertools
@@ -14,7 +15,8 @@ import json
 import logging
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import websocket
 
@@ -37,8 +39,9 @@ def default_ws_factory(url: str, *, timeout: float | None = None) -> WebSocketTr
     # Chrome answers 403 to a handshake that carries an Origin header; UTF-8 validation in
     # websocket-client made an 8.4 MB reply take 2.8 s instead of 0.64 s (DESIGN.md §5).
     url, headers = discovery.userinfo_as_header(url)
-    ws = websocket.create_connection(url, timeout=timeout, suppress_origin=True,
-                                     skip_utf8_validation=True, header=headers)
+    ws = websocket.create_connection(
+        url, timeout=timeout, suppress_origin=True, skip_utf8_validation=True, header=headers
+    )
     ws.settimeout(None)  # the socket blocks; reads wait with poll() up to their deadline
     return WebSocketTransport(ws)
 
@@ -55,15 +58,21 @@ class _Reply:
 
 class Pending:
     """A command that was sent and whose reply has not been waited for yet."""
+
     __slots__ = ("_connection", "_call_id", "method", "_reply")
 
-    def __init__(self, connection: "Connection", call_id: int, method: str, reply: _Reply):
-        self._connection, self._call_id, self.method, self._reply = connection, call_id, method, reply
+    def __init__(self, connection: Connection, call_id: int, method: str, reply: _Reply):
+        self._connection, self._call_id, self.method, self._reply = (
+            connection,
+            call_id,
+            method,
+            reply,
+        )
 
     def result(self, timeout: float | None = None) -> dict:
         limit = self._connection.default_timeout if timeout is None else timeout
         if not self._connection._wait_for(self._reply, time.monotonic() + limit):
-            self._connection._forget(self._call_id)   # a late reply finds no waiter and is dropped
+            self._connection._forget(self._call_id)  # a late reply finds no waiter and is dropped
             raise errors.CdpTimeout(f"{self.method} did not answer within {limit:g} s")
         if self._reply.error is not None:
             raise self._reply.error
@@ -75,23 +84,30 @@ class Pending:
 
 
 class Connection:
-    def __init__(self, url: str, *, ws_factory: WsFactory = default_ws_factory,
-                 handshake_timeout: float | None = 10.0, default_timeout: float = DEFAULT_TIMEOUT,
-                 name: str = "cdp", clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        url: str,
+        *,
+        ws_factory: WsFactory = default_ws_factory,
+        handshake_timeout: float | None = 10.0,
+        default_timeout: float = DEFAULT_TIMEOUT,
+        name: str = "cdp",
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.url = url
-        self._clock = clock          # when traffic last came, for the keep-alive (tests pass their own)
+        self._clock = clock  # when traffic last came, for the keep-alive (tests pass their own)
         self.name = name
         self.default_timeout = default_timeout
         self.events = EventBus(name=f"{name}-events")
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._turn = threading.Condition(self._lock)   # a reply landed, or the read role is free
+        self._turn = threading.Condition(self._lock)  # a reply landed, or the read role is free
         self._pending: dict[int, _Reply] = {}
-        self._idle = threading.Condition(self._lock)   # the watcher's: callers stopped reading
-        self._reading = False        # somebody holds the read role
-        self._watching = False       # the watcher waits for data without the role
-        self._parked = False         # the watcher waits for the role to be free
-        self._last_read = 0.0        # when a caller last gave the role back
+        self._idle = threading.Condition(self._lock)  # the watcher's: callers stopped reading
+        self._reading = False  # somebody holds the read role
+        self._watching = False  # the watcher waits for data without the role
+        self._parked = False  # the watcher waits for the role to be free
+        self._last_read = 0.0  # when a caller last gave the role back
         self._close_reason: str | None = None
         self._close_callbacks: list[Callable[[str], None]] = []
         self.last_received = clock()
@@ -104,19 +120,27 @@ class Connection:
         self._reader.start()
 
     # -- calls --------------------------------------------------------------------------------
-    def call(self, method: str, params: dict | None = None, *, session_id: str | None = None,
-             timeout: float | None = None) -> dict:
+    def call(
+        self,
+        method: str,
+        params: dict | None = None,
+        *,
+        session_id: str | None = None,
+        timeout: float | None = None,
+    ) -> dict:
         """Send one command and wait for its reply, at most `timeout` seconds."""
         return self.send(method, params, session_id=session_id).result(timeout)
 
-    def send(self, method: str, params: dict | None = None, *, session_id: str | None = None) -> "Pending":
+    def send(
+        self, method: str, params: dict | None = None, *, session_id: str | None = None
+    ) -> Pending:
         """Send one command now; `.result(timeout)` waits for its reply later (pipelining)."""
         reply = _Reply(session_id)
         with self._lock:
             if self._close_reason is not None:
                 raise errors.BrowserGone(f"browser connection closed ({self._close_reason})")
             call_id = next(self._ids)
-            self._pending[call_id] = reply   # register before send: the reply can beat us back
+            self._pending[call_id] = reply  # register before send: the reply can beat us back
         message = {"id": call_id, "method": method, "params": params or {}}
         if session_id:
             message["sessionId"] = session_id
@@ -141,7 +165,8 @@ class Connection:
             self._pending.pop(call_id, None)
 
     def _wait_for(self, reply: _Reply, deadline: float) -> bool:
-        """Until the reply is in, read the socket whenever nobody else does. False at the deadline."""
+        """Until the reply is in, read the socket whenever nobody else does.
+        False at the deadline."""
         while True:
             with self._lock:
                 while not reply.done and self._reading:
@@ -156,7 +181,7 @@ class Connection:
                 self._reading = True
                 watching = self._watching
             if watching:
-                self._transport.interrupt()   # the watcher steps aside while we read
+                self._transport.interrupt()  # the watcher steps aside while we read
             try:
                 while not reply.done and self._read_one(deadline - time.monotonic()):
                     pass
@@ -175,7 +200,7 @@ class Connection:
         except Exception as exc:
             self._shutdown(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
             return False
-        if not raw:   # a close frame
+        if not raw:  # a close frame
             self._shutdown("closed by the browser")
             return False
         self.last_received = self._clock()
@@ -197,6 +222,7 @@ class Connection:
         """A half-open socket (a peer that vanished without a FIN) never errors by itself: after
         `interval` seconds of silence send a cheap call, and give up on the connection when it
         does not answer within `timeout`, failing every pending call at once."""
+
         def run():
             while not self.closed:
                 time.sleep(min(interval, 1.0))
@@ -208,6 +234,7 @@ class Connection:
                     self._shutdown(f"keep-alive: no answer within {timeout:g} s")
                 except errors.ClawdError:
                     return
+
         threading.Thread(target=run, name=f"{self.name}-keepalive", daemon=True).start()
 
     def keepalive_due(self, interval: float) -> bool:
@@ -240,12 +267,15 @@ class Connection:
             callbacks = list(self._close_callbacks)
             self._idle.notify_all()
             # every waiter learns at once, none waits out its deadline
-            self._fail(pending.values(), errors.BrowserGone(f"browser connection closed ({reason})"))
-        self._transport.close()   # a read in progress ends; the watcher releases the socket
+            self._fail(
+                pending.values(), errors.BrowserGone(f"browser connection closed ({reason})")
+            )
+        self._transport.close()  # a read in progress ends; the watcher releases the socket
         self.events.close()
-        if callbacks:   # not on a reading thread: a callback may take its time (relaunch, cleanup)
-            threading.Thread(target=_run_callbacks, args=(callbacks, reason),
-                             name="cdp-closed", daemon=True).start()
+        if callbacks:  # not on a reading thread: a callback may take its time (relaunch, cleanup)
+            threading.Thread(
+                target=_run_callbacks, args=(callbacks, reason), name="cdp-closed", daemon=True
+            ).start()
 
     # -- the watcher thread ---------------------------------------------------------------------
     def _watch(self) -> None:
@@ -268,11 +298,11 @@ class Connection:
                         self._read_one(None)
                 finally:
                     self._leave_role(caller=False)
-        except Exception as exc:   # a bug here must not leave callers waiting out their deadlines
+        except Exception as exc:  # a bug here must not leave callers waiting out their deadlines
             log.exception("the DevTools watcher failed")
             self._shutdown(f"watcher failed: {exc}")
         finally:
-            with self._lock:   # wait out a caller still reading the shut socket, then let go
+            with self._lock:  # wait out a caller still reading the shut socket, then let go
                 while self._reading:
                     self._turn.wait()
             self._transport.release()
@@ -300,18 +330,21 @@ class Connection:
             return
         call_id = message.get("id")
         if call_id is None:
-            self.events.publish(message.get("method", ""), message.get("params") or {},
-                                message.get("sessionId"))
+            self.events.publish(
+                message.get("method", ""), message.get("params") or {}, message.get("sessionId")
+            )
             return
         with self._lock:
             reply = self._pending.pop(call_id, None)
             if reply is None:
-                return   # its caller timed out and left
+                return  # its caller timed out and left
             if "error" in message:
                 err = message["error"] or {}
-                reply.error = errors.CdpError(err.get("message", "unknown DevTools error")
-                                              + (f": {err['data']}" if err.get("data") else ""),
-                                              cdp_code=err.get("code"))
+                reply.error = errors.CdpError(
+                    err.get("message", "unknown DevTools error")
+                    + (f": {err['data']}" if err.get("data") else ""),
+                    cdp_code=err.get("code"),
+                )
             else:
                 reply.result = message.get("result") or {}
             reply.done = True

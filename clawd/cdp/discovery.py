@@ -1,10 +1,11 @@
 """From a profile's cdpUrl (DESIGN.md §4) to the browser websocket URL to connect to."""
+
 from __future__ import annotations
 
 import base64
 import ipaddress
 import urllib.parse
-from typing import Callable
+from collections.abc import Callable
 
 import requests
 
@@ -14,43 +15,62 @@ HttpGet = Callable[..., requests.Response]
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "::", "[::]"}
 
 
-def websocket_url(cdp_url: str, *, timeout: float = 1.5, http_get: HttpGet = requests.get,
-                  allow_other_host: bool = False) -> str:
+def websocket_url(
+    cdp_url: str,
+    *,
+    timeout: float = 1.5,
+    http_get: HttpGet = requests.get,
+    allow_other_host: bool = False,
+) -> str:
     """http(s)://host:port -> /json/version discovery; ws(s)://.../devtools/... -> itself;
     bare ws(s)://host:port -> discovery on the http(s) twin first, else the URL itself."""
     parts = urllib.parse.urlsplit(cdp_url)
     if parts.scheme in ("http", "https"):
-        return discover(cdp_url, timeout=timeout, http_get=http_get, allow_other_host=allow_other_host)
+        return discover(
+            cdp_url, timeout=timeout, http_get=http_get, allow_other_host=allow_other_host
+        )
     if parts.scheme not in ("ws", "wss"):
         raise errors.InvalidRequest(f"cdpUrl must be http(s):// or ws(s)://, not {cdp_url!r}")
     if parts.path.startswith("/devtools/"):
         return cdp_url
     http_twin = urllib.parse.urlunsplit(
-        ("https" if parts.scheme == "wss" else "http", parts.netloc, parts.path, parts.query, ""))
+        ("https" if parts.scheme == "wss" else "http", parts.netloc, parts.path, parts.query, "")
+    )
     try:
-        return discover(http_twin, timeout=timeout, http_get=http_get, allow_other_host=allow_other_host)
+        return discover(
+            http_twin, timeout=timeout, http_get=http_get, allow_other_host=allow_other_host
+        )
     except errors.CdpUnreachable:
-        return cdp_url   # hosted pools expose a bare websocket root with no /json/version
+        return cdp_url  # hosted pools expose a bare websocket root with no /json/version
 
 
-def discover(http_url: str, *, timeout: float = 1.5, http_get: HttpGet = requests.get,
-             allow_other_host: bool = True) -> str:
+def discover(
+    http_url: str,
+    *,
+    timeout: float = 1.5,
+    http_get: HttpGet = requests.get,
+    allow_other_host: bool = True,
+) -> str:
     base = urllib.parse.urlsplit(http_url)
     version_url = urllib.parse.urlunsplit(
-        (base.scheme, base.netloc, base.path.rstrip("/") + "/json/version", base.query, ""))
+        (base.scheme, base.netloc, base.path.rstrip("/") + "/json/version", base.query, "")
+    )
     try:
         answer = http_get(version_url, timeout=timeout)
         answer.raise_for_status()
         ws = answer.json()["webSocketDebuggerUrl"]
     except (requests.RequestException, ValueError, KeyError, TypeError) as exc:
         raise errors.CdpUnreachable(
-            f"no DevTools endpoint answered at {redact(version_url)}: {type(exc).__name__}") from exc
+            f"no DevTools endpoint answered at {redact(version_url)}: {type(exc).__name__}"
+        ) from exc
     ws_url = rewrite_ws_host(ws, base)
     if not allow_other_host and (ws_host(ws_url) or "").lower() != (base.hostname or "").lower():
         # a hostile or misconfigured endpoint could steer our connection at another machine
         raise errors.CdpEndpointRefused(
             f"the DevTools endpoint at {redact(http_url)} points its websocket at another host "
-            f"({ws_host(ws_url)}); refused unless browser.ssrfPolicy.dangerouslyAllowPrivateNetwork is true")
+            f"({ws_host(ws_url)}); refused unless "
+            "browser.ssrfPolicy.dangerouslyAllowPrivateNetwork is true"
+        )
     return ws_url
 
 

@@ -1,11 +1,12 @@
 """The event bus: CDP events are handed to subscribers on one dispatcher thread of their own,
 so a slow subscriber never delays the thread reading the socket (and with it every reply)."""
+
 from __future__ import annotations
 
 import logging
 import queue
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 log = logging.getLogger("clawd.cdp")
 
@@ -22,7 +23,9 @@ class EventBus:
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
-    def subscribe(self, method: str, handler: Handler, session_id=ANY_SESSION) -> Callable[[], None]:
+    def subscribe(
+        self, method: str, handler: Handler, session_id=ANY_SESSION
+    ) -> Callable[[], None]:
         """Call handler(params) for every `method` event of `session_id` (None = browser level).
         Returns the function that unsubscribes."""
         key = (method, session_id)
@@ -36,6 +39,7 @@ class EventBus:
                     handlers.remove(handler)
                 if not handlers:
                     self._subs.pop(key, None)
+
         return unsubscribe
 
     def forget_session(self, session_id: str) -> None:
@@ -59,8 +63,9 @@ class EventBus:
 
     def _handlers(self, method: str, session_id) -> list[Handler]:
         with self._lock:
-            return list(self._subs.get((method, session_id), ())) + \
-                list(self._subs.get((method, ANY_SESSION), ()))
+            return list(self._subs.get((method, session_id), ())) + list(
+                self._subs.get((method, ANY_SESSION), ())
+            )
 
     def _run(self) -> None:
         while True:

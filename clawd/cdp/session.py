@@ -1,10 +1,11 @@
 """One CDP session (a sessionId on the shared browser connection, or None for the browser
 itself): calls that carry the id, event subscriptions scoped to it, and waiting for an event."""
+
 from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from clawd import errors
 from clawd.cdp.connection import Connection
@@ -39,20 +40,25 @@ class Waiter:
 
 
 class Session:
-    def __init__(self, connection: Connection, session_id: str | None = None,
-                 target_id: str | None = None):
+    def __init__(
+        self, connection: Connection, session_id: str | None = None, target_id: str | None = None
+    ):
         self.connection = connection
         self.session_id = session_id
         self.target_id = target_id
 
-    def call(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict:
+    def call(
+        self, method: str, params: dict | None = None, *, timeout: float | None = None
+    ) -> dict:
         return self.connection.call(method, params, session_id=self.session_id, timeout=timeout)
 
     def send(self, method: str, params: dict | None = None):
         """Send now, wait later: returns a Pending whose .result(timeout) is the reply."""
         return self.connection.send(method, params, session_id=self.session_id)
 
-    def try_call(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict | None:
+    def try_call(
+        self, method: str, params: dict | None = None, *, timeout: float | None = None
+    ) -> dict | None:
         """call(), but a CDP error answer becomes None (for best-effort calls such as cleanup)."""
         try:
             return self.call(method, params, timeout=timeout)
@@ -87,13 +93,17 @@ class PipelinedSession:
         self.deferring = True
         self.sent: list = []
 
-    def call(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict:
+    def call(
+        self, method: str, params: dict | None = None, *, timeout: float | None = None
+    ) -> dict:
         if not self.deferring:
             return self._session.call(method, params, timeout=timeout)
         self.sent.append(self._session.send(method, params))
         return {}
 
-    def try_call(self, method: str, params: dict | None = None, *, timeout: float | None = None) -> dict | None:
+    def try_call(
+        self, method: str, params: dict | None = None, *, timeout: float | None = None
+    ) -> dict | None:
         if not self.deferring:
             return self._session.try_call(method, params, timeout=timeout)
         return self.call(method, params)
@@ -108,7 +118,12 @@ class PipelinedSession:
         for pending in self.sent:
             try:
                 pending.result(max(0.0, deadline - time.monotonic()))
-            except (errors.CdpError, errors.CdpTimeout, errors.BrowserGone, errors.TabCrashed) as exc:
+            except (
+                errors.CdpError,
+                errors.CdpTimeout,
+                errors.BrowserGone,
+                errors.TabCrashed,
+            ) as exc:
                 failures.append((pending.method, exc))
         return failures
 

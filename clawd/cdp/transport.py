@@ -6,6 +6,7 @@ cost 15 us of CPU a message here, this one 8.
 
 Reading is done by one thread at a time (the Connection's read role); `wait` by one thread only
 (the Connection's watcher); `send`, `interrupt` and `close` by any thread."""
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,7 @@ import time
 
 from clawd.deadline import remaining
 
-CHUNK = 256 * 1024     # one recv; big replies (screenshots) arrive in a few of these
+CHUNK = 256 * 1024  # one recv; big replies (screenshots) arrive in a few of these
 OP_CONTINUATION, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
 
 
@@ -31,20 +32,20 @@ class WebSocketTransport:
     frames is left in its buffers when this takes over the socket."""
 
     def __init__(self, ws):
-        self._ws = ws                 # websocket-client's object keeps owning the socket
+        self._ws = ws  # websocket-client's object keeps owning the socket
         self._sock = ws.sock
         self._buffer = bytearray()
         self._chunk = bytearray(CHUNK)
-        self._parts: list[bytes] = []            # a fragmented message so far
+        self._parts: list[bytes] = []  # a fragmented message so far
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
-        self._watch = select.poll()             # the watcher's: the socket and the wake-up pipe
+        self._watch = select.poll()  # the watcher's: the socket and the wake-up pipe
         self._watch.register(self._sock.fileno(), select.POLLIN)
         self._watch.register(self._wake_r, select.POLLIN)
-        self._incoming = select.poll()          # the read role's: the socket alone
+        self._incoming = select.poll()  # the read role's: the socket alone
         self._incoming.register(self._sock.fileno(), select.POLLIN)
-        self._tls_pending = getattr(self._sock, "pending", None)   # wss://: decrypted, not yet read
+        self._tls_pending = getattr(self._sock, "pending", None)  # wss://: decrypted, not yet read
         self._send_lock = threading.Lock()
         self._closed = False
         self._released = False
@@ -61,11 +62,11 @@ class WebSocketTransport:
     def interrupt(self) -> None:
         """Make a `wait` in progress (or the next one) return."""
         if self._released:
-            return                   # the pipe's numbers may belong to another file by now
+            return  # the pipe's numbers may belong to another file by now
         try:
             os.write(self._wake_w, b"\0")
         except OSError:
-            pass                     # a wake-up is already pending
+            pass  # a wake-up is already pending
 
     def close(self) -> None:
         """Say goodbye and shut the socket: a read in progress ends at once. The descriptors are
@@ -75,7 +76,7 @@ class WebSocketTransport:
         self._closed = True
         self._say_goodbye()
         try:
-            self._sock.shutdown(socket.SHUT_RDWR)   # also ends a send stuck on a full buffer
+            self._sock.shutdown(socket.SHUT_RDWR)  # also ends a send stuck on a full buffer
         except OSError:
             pass
         self.interrupt()
@@ -88,7 +89,7 @@ class WebSocketTransport:
         try:
             self._sock.send(client_frame(OP_CLOSE, (1000).to_bytes(2, "big")), socket.MSG_DONTWAIT)
         except (OSError, ValueError):
-            pass                     # full, gone, or TLS (which takes no flags): no goodbye
+            pass  # full, gone, or TLS (which takes no flags): no goodbye
         finally:
             self._send_lock.release()
 
@@ -122,7 +123,7 @@ class WebSocketTransport:
         """Is there something to read right now (the read role's holder asks)?"""
         return bool(self._buffer) or self._ssl_pending() or self._readable(0)
 
-    # -- the read role ------------------------------------------------------------------------------
+    # -- the read role -----------------------------------------------------------------------------
     def recv(self, timeout: float | None) -> bytes:
         """The next message's payload; b"" for a close frame. TimeoutError when no whole message
         came within `timeout` (what did come stays buffered for the next read)."""
@@ -197,7 +198,7 @@ def client_frame(opcode: int, payload: bytes) -> bytes:
     if not n:
         return header + key
     keystream = (key * (n // 4 + 1))[:n]
-    masked = (int.from_bytes(payload, "little") ^ int.from_bytes(keystream, "little")).to_bytes(n, "little")
+    masked = (int.from_bytes(payload, "little") ^ int.from_bytes(keystream, "little")).to_bytes(
+        n, "little"
+    )
     return header + key + masked
-
-

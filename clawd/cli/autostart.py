@@ -1,12 +1,13 @@
 """Autostart: whether a command may start a local service, and starting one detached when a
 loopback control URL does not answer. Used by cli/main.py and the long-lived `mcp` command."""
+
 from __future__ import annotations
 
 import subprocess
 import sys
 import time
 import urllib.parse
-from typing import Callable
+from collections.abc import Callable
 
 from clawd import errors
 from clawd.cli.commands import Invocation
@@ -28,8 +29,9 @@ def ensure_for(inv: Invocation) -> bool:
     return ensure_service(inv.client, lambda: launch_service(inv))
 
 
-def ensure_service(client: Client, launch: Callable[[], subprocess.Popen], *,
-                   wait_s: float = AUTOSTART_WAIT_S) -> bool:
+def ensure_service(
+    client: Client, launch: Callable[[], subprocess.Popen], *, wait_s: float = AUTOSTART_WAIT_S
+) -> bool:
     """Start a local service when a loopback control URL does not answer; return once `GET /`
     does. True when this call started it."""
     if not is_loopback_url(client.url) or _answers(client):
@@ -40,11 +42,14 @@ def ensure_service(client: Client, launch: Callable[[], subprocess.Popen], *,
         if _answers(client):
             return True
         if process.poll() is not None:
-            raise ServiceUnreachable(f"`clawd-browser serve` exited with status "
-                                     f"{process.returncode} before answering at {client.url}")
+            raise ServiceUnreachable(
+                f"`clawd-browser serve` exited with status "
+                f"{process.returncode} before answering at {client.url}"
+            )
         time.sleep(_POLL_S)
-    raise ServiceUnreachable(f"started `clawd-browser serve`, but {client.url} did not answer "
-                             f"within {wait_s:g} s")
+    raise ServiceUnreachable(
+        f"started `clawd-browser serve`, but {client.url} did not answer within {wait_s:g} s"
+    )
 
 
 def _answers(client: Client) -> bool:
@@ -52,7 +57,7 @@ def _answers(client: Client) -> bool:
         client.request("GET", "/", timeout=2.0)
     except ServiceUnreachable:
         return False
-    except errors.ClawdError:    # 401 or a slow answer still means something listens
+    except errors.ClawdError:  # 401 or a slow answer still means something listens
         return True
     return True
 
@@ -70,5 +75,11 @@ def launch_service(inv: Invocation) -> subprocess.Popen:
     home = inv.config.home
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
     with open(home / "autostart.log", "ab") as log:
-        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                start_new_session=True, close_fds=True)
+        return subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
+        )

@@ -4,11 +4,12 @@ A secret flag given as its own word takes the next word whatever it begins with,
 (`--token -AbC` is a token, not an option); `--token=VALUE`, `--token-file PATH` and the
 environment keep it out of argparse's way and, for the last two, out of `ps`.
 """
+
 from __future__ import annotations
 
 import argparse
 import pathlib
-from typing import Sequence
+from collections.abc import Sequence
 
 from clawd.cli.commands import UsageError
 
@@ -17,13 +18,17 @@ SECRET_FLAGS = ("--token", "--password")
 
 def attach_secret_values(argv: Sequence[str], parser: argparse.ArgumentParser) -> list[str]:
     """`--token VALUE` -> `--token=VALUE` among the global flags (those before the command)."""
-    takes_value = {option for action in parser._actions if action.nargs != 0
-                   for option in action.option_strings}
+    takes_value = {
+        option
+        for action in parser._actions
+        if action.nargs != 0
+        for option in action.option_strings
+    }
     words, i = list(argv), 0
     while i < len(words) and words[i].startswith("-") and words[i] != "--":
         word = words[i]
         if word in SECRET_FLAGS and i + 1 < len(words):
-            words[i:i + 2] = [f"{word}={words[i + 1]}"]
+            words[i : i + 2] = [f"{word}={words[i + 1]}"]
         elif word in takes_value:
             i += 1
         i += 1
@@ -31,7 +36,8 @@ def attach_secret_values(argv: Sequence[str], parser: argparse.ArgumentParser) -
 
 
 def secret_from_file(path: str | None, flag: str) -> str | None:
-    """The first non-blank line of `path` (a token file as the service writes it); None without a path."""
+    """The first non-blank line of `path` (a token file as the service writes it);
+    None without a path."""
     if path is None:
         return None
     try:

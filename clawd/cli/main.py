@@ -1,14 +1,17 @@
-"""`clawd-browser`: parse, build the client, dispatch, and the one place exceptions become exit statuses.
+"""`clawd-browser`: parse, build the client, dispatch, and the one place exceptions become
+exit statuses.
 
 Exit status: 0 ok, 1 error, 2 usage, 3 service unreachable, 4 not found, 5 timeout.
 """
+
 from __future__ import annotations
 
 import contextlib
 import io
 import os
 import sys
-from typing import Sequence, TextIO
+from collections.abc import Sequence
+from typing import TextIO
 
 from clawd import errors
 from clawd.cli import autostart
@@ -21,22 +24,29 @@ from clawd.config.model import Config
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_NOT_FOUND, EXIT_TIMEOUT = range(6)
 
 
-def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     parser = build_parser()
     argv = attach_secret_values(sys.argv[1:] if argv is None else argv, parser)
     try:
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             args = parser.parse_args(argv)
-    except SystemExit as exc:       # argparse: --help is 0, a usage error 2
+    except SystemExit as exc:  # argparse: --help is 0, a usage error 2
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    inv = Invocation(args, stdout, stderr, make_client=lambda: _make_client(inv),
-                     load_config=lambda: load_config(args.config))
+    inv = Invocation(
+        args,
+        stdout,
+        stderr,
+        make_client=lambda: _make_client(inv),
+        load_config=lambda: load_config(args.config),
+    )
     try:
         return _dispatch(inv)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:     # `clawd-browser tabs | head -1`: the reader left, nothing to report
+    except BrokenPipeError:  # `clawd-browser tabs | head -1`: the reader left, nothing to report
         _silence(stdout)
         return EXIT_ERROR
     except (errors.ClawdError, UsageError, OSError) as exc:
@@ -46,7 +56,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
 
 
 def _silence(stream: TextIO) -> None:
-    """Point a closed pipe's descriptor at /dev/null so the interpreter's final flush stays quiet."""
+    """Point a closed pipe's descriptor at /dev/null so the interpreter's final flush stays
+    quiet."""
     try:
         os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
     except (OSError, ValueError, io.UnsupportedOperation):
@@ -56,7 +67,7 @@ def _silence(stream: TextIO) -> None:
 def _dispatch(inv: Invocation) -> int:
     if inv.args.needs_service and autostart.wanted(inv):
         if autostart.ensure_for(inv):
-            del inv.client   # built before the new service wrote $CLAWD_HOME/auth-token: read it now
+            del inv.client  # built before the new service wrote $CLAWD_HOME/auth-token: read it now
     return inv.args.func(inv) or EXIT_OK
 
 
@@ -79,7 +90,7 @@ def _status_of(exc: errors.ClawdError) -> int:
     return EXIT_ERROR
 
 
-# -- configuration and client -----------------------------------------------------------------------
+# -- configuration and client ----------------------------------------------------------------------
 def load_config(path: str | None) -> Config:
     """The loader's Config; built-in defaults while config/loader.py is not importable."""
     try:
@@ -94,9 +105,14 @@ def _make_client(inv: Invocation) -> Client:
     url = a.service_url or config.cli.url or server_url(config.server.host, config.server.port)
     token = a.service_token or secret_from_file(a.service_token_file, "--token-file")
     password = a.service_password or secret_from_file(a.service_password_file, "--password-file")
-    return Client(url, token=token or config.server.auth.token,
-                  password=password or config.server.auth.password,
-                  profile=a.profile, timeout=a.service_timeout, home=config.home)
+    return Client(
+        url,
+        token=token or config.server.auth.token,
+        password=password or config.server.auth.password,
+        profile=a.profile,
+        timeout=a.service_timeout,
+        home=config.home,
+    )
 
 
 def server_url(host: str, port: int) -> str:

@@ -2,10 +2,12 @@
 
 Renderers are `(dict) -> str` and tolerate missing keys: the service may add fields at any time.
 """
+
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from clawd.agent import render
 from clawd.cli.commands import Invocation
@@ -23,7 +25,7 @@ def emit(inv: Invocation, result: Any, render: Renderer | None = None) -> None:
         print(text, file=inv.stdout)
 
 
-# -- generic ----------------------------------------------------------------------------------------
+# -- generic ---------------------------------------------------------------------------------------
 def render_fields(result: dict) -> str:
     """`key: value` lines, nested objects as dotted keys; a bare `{ok: true}` reads as "ok"."""
     lines = list(_field_lines(result))
@@ -75,12 +77,14 @@ def _items(result: dict, *keys: str) -> list:
     return []
 
 
-# -- tabs and profiles ------------------------------------------------------------------------------
+# -- tabs and profiles -----------------------------------------------------------------------------
 def render_tabs(result: dict) -> str:
     tabs = _items(result, "tabs")
     if not tabs:
         return "(no tabs)" if "tabs" in result else render_fields(result)
-    rows = [{**t, "": "*" if t.get("active") else "", "title": _shorten(t.get("title"))} for t in tabs]
+    rows = [
+        {**t, "": "*" if t.get("active") else "", "title": _shorten(t.get("title"))} for t in tabs
+    ]
     return table(rows, ["", "tabId", "label", "title", "url"])
 
 
@@ -101,12 +105,14 @@ def render_profiles(result: dict) -> str:
     return table(profiles, ["name", "driver", "cdpPort", "cdpUrl", "color", "running", "tabCount"])
 
 
-# -- page -------------------------------------------------------------------------------------------
+# -- page ------------------------------------------------------------------------------------------
 def render_snapshot(result: dict) -> str:
     if isinstance(result.get("snapshot"), str):
         text = result["snapshot"]
     else:
-        text = "\n".join(_aria_line(node) for node in _items(result, "nodes", "snapshot")) or "(empty)"
+        text = (
+            "\n".join(_aria_line(node) for node in _items(result, "nodes", "snapshot")) or "(empty)"
+        )
     if result.get("imagePath"):
         text += f"\n\nlabels: {result['imagePath']} ({result.get('labelsCount', 0)} labelled)"
     return text
@@ -115,15 +121,21 @@ def render_snapshot(result: dict) -> str:
 def _aria_line(node: dict) -> str:
     name = f" {json.dumps(node['name'], ensure_ascii=False)}" if node.get("name") else ""
     value = f" = {json.dumps(node['value'], ensure_ascii=False)}" if node.get("value") else ""
-    return f"{'  ' * int(node.get('depth') or 0)}- {node.get('role', '?')}{name}{value} [ref={node.get('ref')}]"
+    return (
+        f"{'  ' * int(node.get('depth') or 0)}- {node.get('role', '?')}{name}{value} "
+        f"[ref={node.get('ref')}]"
+    )
 
 
 def render_find(result: dict) -> str:
     matches = _items(result, "matches", "results")
     if not matches:
         return result.get("snapshot") or "(no matches)"
-    return "\n".join(m.get("line") or f"{m.get('ref', '?')}  {m.get('role', '')} {_quoted(m.get('name'))}".rstrip()
-                     for m in matches)
+    return "\n".join(
+        m.get("line")
+        or f"{m.get('ref', '?')}  {m.get('role', '')} {_quoted(m.get('name'))}".rstrip()
+        for m in matches
+    )
 
 
 def _quoted(name: Any) -> str:
@@ -131,12 +143,13 @@ def _quoted(name: Any) -> str:
 
 
 def render_media(result: dict) -> str:
-    """Screenshots, PDFs, traces, downloads: the service-side path (mediaUrl for a remote reader)."""
+    """Screenshots, PDFs, traces, downloads: the service-side path
+    (mediaUrl for a remote reader)."""
     path = result.get("path") or result.get("mediaUrl")
     return str(path) if path else render_fields(result)
 
 
-# -- act --------------------------------------------------------------------------------------------
+# -- act -------------------------------------------------------------------------------------------
 def _head(result: dict) -> str:
     """`t1 https://example.com/  Title`: where the page is, as a terminal line."""
     head = " ".join(str(p) for p in (result.get("tabId"), result.get("url")) if p) or "ok"
@@ -146,8 +159,10 @@ def _head(result: dict) -> str:
 
 
 def _dialog_line(d: dict) -> str:
-    return (f"dialog {d.get('dialogId')} ({d.get('type')}): {d.get('message', '')} "
-            "-- answer with `clawd-browser dialog --accept|--dismiss`")
+    return (
+        f"dialog {d.get('dialogId')} ({d.get('type')}): {d.get('message', '')} "
+        "-- answer with `clawd-browser dialog --accept|--dismiss`"
+    )
 
 
 TERMINAL = render.Voice(_head, _dialog_line)
@@ -163,10 +178,13 @@ def render_evaluate(result: dict) -> str:
     return render.value_text(result.get("result")) if "result" in result else render_act(result)
 
 
-# -- debug and state --------------------------------------------------------------------------------
+# -- debug and state -------------------------------------------------------------------------------
 def render_console(result: dict) -> str:
     entries = _items(result, "messages", "console", "entries")
-    lines = [f"[{e.get('type') or e.get('level', 'log')}] {e.get('text', '')}{_location(e)}" for e in entries]
+    lines = [
+        f"[{e.get('type') or e.get('level', 'log')}] {e.get('text', '')}{_location(e)}"
+        for e in entries
+    ]
     return "\n".join(lines) or "(no console messages)"
 
 
@@ -179,14 +197,19 @@ def _location(entry: dict) -> str:
 
 
 def render_errors(result: dict) -> str:
-    lines = [f"{e.get('name') + ': ' if e.get('name') else ''}{e.get('message', '')}{_location(e)}"
-             for e in _items(result, "errors", "entries")]
+    lines = [
+        f"{e.get('name') + ': ' if e.get('name') else ''}{e.get('message', '')}{_location(e)}"
+        for e in _items(result, "errors", "entries")
+    ]
     return "\n".join(lines) or "(no page errors)"
 
 
 def render_requests(result: dict) -> str:
-    lines = [f"{e.get('method', 'GET')} {e.get('status') or e.get('failureText') or '...'} {e.get('url', '')}"
-             for e in _items(result, "requests", "entries")]
+    lines = [
+        f"{e.get('method', 'GET')} {e.get('status') or e.get('failureText') or '...'} "
+        f"{e.get('url', '')}"
+        for e in _items(result, "requests", "entries")
+    ]
     return "\n".join(lines) or "(no requests)"
 
 
@@ -195,7 +218,9 @@ def render_cookies(result: dict) -> str:
     if not cookies:
         return "(no cookies)"
     rows = [{**c, "value": _shorten(c.get("value"), 40)} for c in cookies]
-    return table(rows, ["name", "value", "domain", "path", "expires", "secure", "httpOnly", "sameSite"])
+    return table(
+        rows, ["name", "value", "domain", "path", "expires", "secure", "httpOnly", "sameSite"]
+    )
 
 
 def render_storage(result: dict) -> str:

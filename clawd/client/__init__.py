@@ -3,6 +3,7 @@ classes.
 
 It speaks HTTP only (never CDP); the CLI and the agent tool are built on it and so can scripts.
 transport.py sends and decodes, api.py has the route methods, act_methods.py the act kinds'."""
+
 from __future__ import annotations
 
 from clawd.client.api import Client

@@ -1,14 +1,16 @@
 """The client's act methods, made from the act table (clawd/acts.py): `act(kind, **fields)` and one
 method a kind, `click(ref, button=None, ...)`, `click_coords(x, y, ...)`, ... whose arguments are
 the kind's fields in snake_case, required ones first."""
+
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from clawd import acts
 
-_LISTS = {"strings", "fields", "actions", "modifiers"}     # field types sent as JSON lists
+_LISTS = {"strings", "fields", "actions", "modifiers"}  # field types sent as JSON lists
 _EVERY_KIND = ("target_id", "timeout_ms", "profile")
 
 
@@ -22,13 +24,20 @@ class ActMethods:
 
 
 def _signature(kind: acts.Kind) -> inspect.Signature:
-    params = sorted(kind.params, key=lambda p: not p.required)     # stable: table order within
+    params = sorted(kind.params, key=lambda p: not p.required)  # stable: table order within
     named = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    named += [inspect.Parameter(acts.snake(p.name), inspect.Parameter.POSITIONAL_OR_KEYWORD,
-                                default=inspect.Parameter.empty if p.required else None)
-              for p in params]
-    named += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None)
-              for name in _EVERY_KIND]
+    named += [
+        inspect.Parameter(
+            acts.snake(p.name),
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=inspect.Parameter.empty if p.required else None,
+        )
+        for p in params
+    ]
+    named += [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None)
+        for name in _EVERY_KIND
+    ]
     return inspect.Signature(named, return_annotation=dict)
 
 
@@ -49,8 +58,8 @@ def method_for(kind: acts.Kind) -> Callable[..., dict]:
     signature = _signature(kind)
 
     def act_kind(self, *args: Any, **kw: Any) -> dict:
-        bound = signature.bind(self, *args, **kw)     # a TypeError names a wrong argument
-        given = list(bound.arguments.items())[1:]       # all but self
+        bound = signature.bind(self, *args, **kw)  # a TypeError names a wrong argument
+        given = list(bound.arguments.items())[1:]  # all but self
         fields = {name: _sent(kind, name, value) for name, value in given}
         return self.act(kind.name, **fields)
 

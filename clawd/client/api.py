@@ -1,13 +1,15 @@
 """The clawd client's API: one method per route of the service (DESIGN.md §6), on top of the
 transport (clawd/client/transport.py); the act kinds' methods come from the act table
 (clawd/client/act_methods.py)."""
+
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from clawd.client.act_methods import ActMethods
-from clawd.client.web_methods import WebMethods
 from clawd.client.transport import Transport, segment
+from clawd.client.web_methods import WebMethods
 
 
 class Client(Transport, ActMethods, WebMethods):
@@ -41,17 +43,33 @@ class Client(Transport, ActMethods, WebMethods):
     def profiles(self, *, profile: str | None = None) -> dict:
         return self._get("/profiles", profile)
 
-    def create_profile(self, name: str, color: str | None = None, cdp_url: str | None = None,
-                       driver: str | None = None, user_data_dir: str | None = None, *,
-                       profile: str | None = None) -> dict:
-        return self._post("/profiles/create", profile, name=name, color=color, cdp_url=cdp_url,
-                          driver=driver, user_data_dir=user_data_dir)
+    def create_profile(
+        self,
+        name: str,
+        color: str | None = None,
+        cdp_url: str | None = None,
+        driver: str | None = None,
+        user_data_dir: str | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/profiles/create",
+            profile,
+            name=name,
+            color=color,
+            cdp_url=cdp_url,
+            driver=driver,
+            user_data_dir=user_data_dir,
+        )
 
-    def delete_profile(self, name: str, *, purge: bool | None = None,
-                       profile: str | None = None) -> dict:
+    def delete_profile(
+        self, name: str, *, purge: bool | None = None, profile: str | None = None
+    ) -> dict:
         """The profile's user data goes to $CLAWD_HOME/trash, or is erased with purge."""
-        return self.request("DELETE", "/profiles/" + segment(name), params={"purge": purge},
-                            profile=profile)
+        return self.request(
+            "DELETE", "/profiles/" + segment(name), params={"purge": purge}, profile=profile
+        )
 
     def reset_profile(self, *, purge: bool | None = None, profile: str | None = None) -> dict:
         return self._post("/reset-profile", profile, purge=purge)
@@ -60,10 +78,22 @@ class Client(Transport, ActMethods, WebMethods):
     def tabs(self, *, profile: str | None = None) -> dict:
         return self._get("/tabs", profile)
 
-    def open(self, url: str, label: str | None = None, timeout_ms: int | None = None, *,
-             profile: str | None = None) -> dict:
-        return self._post("/tabs/open", profile, timeout=self._wait_timeout(timeout_ms), url=url,
-                          label=label, timeout_ms=timeout_ms)
+    def open(
+        self,
+        url: str,
+        label: str | None = None,
+        timeout_ms: int | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/tabs/open",
+            profile,
+            timeout=self._wait_timeout(timeout_ms),
+            url=url,
+            label=label,
+            timeout_ms=timeout_ms,
+        )
 
     def focus(self, target_id: str, *, profile: str | None = None) -> dict:
         return self._post("/tabs/focus", profile, target_id=target_id)
@@ -74,19 +104,46 @@ class Client(Transport, ActMethods, WebMethods):
             return self.tab_action("close", profile=profile)
         return self.request("DELETE", "/tabs/" + segment(target_id), profile=profile)
 
-    def tab_action(self, action: str, index: int | None = None, url: str | None = None,
-                   label: str | None = None, timeout_ms: int | None = None, *,
-                   profile: str | None = None) -> dict:
+    def tab_action(
+        self,
+        action: str,
+        index: int | None = None,
+        url: str | None = None,
+        label: str | None = None,
+        timeout_ms: int | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
         """action: list | new (url, label) | select | close (index from 0; default the last tab
         used)."""
-        return self._post("/tabs/action", profile, timeout=self._wait_timeout(timeout_ms),
-                          action=action, index=index, url=url, label=label, timeout_ms=timeout_ms)
+        return self._post(
+            "/tabs/action",
+            profile,
+            timeout=self._wait_timeout(timeout_ms),
+            action=action,
+            index=index,
+            url=url,
+            label=label,
+            timeout_ms=timeout_ms,
+        )
 
     # -- page -----------------------------------------------------------------------------------
-    def navigate(self, url: str, target_id: str | None = None, timeout_ms: int | None = None, *,
-                 profile: str | None = None) -> dict:
-        return self._post("/navigate", profile, timeout=self._wait_timeout(timeout_ms), url=url,
-                          target_id=target_id, timeout_ms=timeout_ms)
+    def navigate(
+        self,
+        url: str,
+        target_id: str | None = None,
+        timeout_ms: int | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/navigate",
+            profile,
+            timeout=self._wait_timeout(timeout_ms),
+            url=url,
+            target_id=target_id,
+            timeout_ms=timeout_ms,
+        )
 
     def snapshot(self, *, profile: str | None = None, **opts: Any) -> dict:
         """`GET /snapshot`; options are DESIGN §7's query in snake_case (`max_chars=`,
@@ -100,93 +157,217 @@ class Client(Transport, ActMethods, WebMethods):
         """Snapshot lines whose role, name or text contains `text` (`GET /snapshot/find`)."""
         return self._get("/snapshot/find", profile, text=text, **opts)
 
-    def screenshot(self, target_id: str | None = None, full_page: bool = False,
-                   ref: str | None = None, element: str | None = None, type: str = "png",
-                   labels: bool = False, quality: int | None = None, *,
-                   profile: str | None = None) -> dict:
-        return self._post("/screenshot", profile, target_id=target_id, full_page=full_page,
-                          ref=ref, element=element, type=type, labels=labels, quality=quality)
+    def screenshot(
+        self,
+        target_id: str | None = None,
+        full_page: bool = False,
+        ref: str | None = None,
+        element: str | None = None,
+        type: str = "png",
+        labels: bool = False,
+        quality: int | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/screenshot",
+            profile,
+            target_id=target_id,
+            full_page=full_page,
+            ref=ref,
+            element=element,
+            type=type,
+            labels=labels,
+            quality=quality,
+        )
 
-    def pdf(self, target_id: str | None = None, landscape: bool | None = None, *,
-            profile: str | None = None) -> dict:
+    def pdf(
+        self,
+        target_id: str | None = None,
+        landscape: bool | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
         return self._post("/pdf", profile, target_id=target_id, landscape=landscape)
 
     # -- act (the kinds of POST /act are ActMethods', from the act table) -------------------------
-    def highlight(self, ref: str, target_id: str | None = None, duration_ms: int | None = None, *,
-                  profile: str | None = None) -> dict:
-        return self._post("/highlight", profile, ref=ref, target_id=target_id,
-                          duration_ms=duration_ms)
+    def highlight(
+        self,
+        ref: str,
+        target_id: str | None = None,
+        duration_ms: int | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/highlight", profile, ref=ref, target_id=target_id, duration_ms=duration_ms
+        )
 
-    def file_chooser(self, paths: Iterable[str], ref: str | None = None,
-                     input_ref: str | None = None, target_id: str | None = None, *,
-                     element: str | None = None, profile: str | None = None) -> dict:
+    def file_chooser(
+        self,
+        paths: Iterable[str],
+        ref: str | None = None,
+        input_ref: str | None = None,
+        target_id: str | None = None,
+        *,
+        element: str | None = None,
+        profile: str | None = None,
+    ) -> dict:
         """Files for the chooser a click on `ref` opens, for a file input by ref (`input_ref`) or
         by CSS selector (`element`), or for the next chooser that opens."""
-        return self._post("/hooks/file-chooser", profile, paths=[str(p) for p in paths], ref=ref,
-                          input_ref=input_ref, element=element, target_id=target_id)
+        return self._post(
+            "/hooks/file-chooser",
+            profile,
+            paths=[str(p) for p in paths],
+            ref=ref,
+            input_ref=input_ref,
+            element=element,
+            target_id=target_id,
+        )
 
-    def dialog(self, accept: bool, prompt_text: str | None = None, dialog_id: str | None = None,
-               target_id: str | None = None, *, profile: str | None = None) -> dict:
-        return self._post("/hooks/dialog", profile, accept=accept, prompt_text=prompt_text,
-                          dialog_id=dialog_id, target_id=target_id)
+    def dialog(
+        self,
+        accept: bool,
+        prompt_text: str | None = None,
+        dialog_id: str | None = None,
+        target_id: str | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/hooks/dialog",
+            profile,
+            accept=accept,
+            prompt_text=prompt_text,
+            dialog_id=dialog_id,
+            target_id=target_id,
+        )
 
-    def download(self, ref: str, path: str | None = None, target_id: str | None = None, *,
-                 profile: str | None = None) -> dict:
+    def download(
+        self,
+        ref: str,
+        path: str | None = None,
+        target_id: str | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
         return self._post("/download", profile, ref=ref, path=path, target_id=target_id)
 
-    def wait_download(self, timeout_ms: int | None = None, target_id: str | None = None, *,
-                      path: str | None = None, profile: str | None = None) -> dict:
+    def wait_download(
+        self,
+        timeout_ms: int | None = None,
+        target_id: str | None = None,
+        *,
+        path: str | None = None,
+        profile: str | None = None,
+    ) -> dict:
         """The next finished download; with `path`, saved under that name in
         $CLAWD_HOME/downloads."""
-        return self._post("/wait/download", profile, timeout=self._wait_timeout(timeout_ms),
-                          timeout_ms=timeout_ms, target_id=target_id, path=path)
+        return self._post(
+            "/wait/download",
+            profile,
+            timeout=self._wait_timeout(timeout_ms),
+            timeout_ms=timeout_ms,
+            target_id=target_id,
+            path=path,
+        )
 
-    def grant_permissions(self, origin: str, permissions: Iterable[str], *,
-                          profile: str | None = None) -> dict:
-        return self._post("/permissions/grant", profile, origin=origin,
-                          permissions=list(permissions))
+    def grant_permissions(
+        self, origin: str, permissions: Iterable[str], *, profile: str | None = None
+    ) -> dict:
+        return self._post(
+            "/permissions/grant", profile, origin=origin, permissions=list(permissions)
+        )
 
     # -- debug ----------------------------------------------------------------------------------
-    def console(self, level: str | None = None, target_id: str | None = None,
-                clear: bool | None = None, wrap: bool | None = None, *,
-                profile: str | None = None) -> dict:
+    def console(
+        self,
+        level: str | None = None,
+        target_id: str | None = None,
+        clear: bool | None = None,
+        wrap: bool | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
         """level: messages of this level and above; wrap: in untrusted-content markers."""
-        return self._get("/console", profile, level=level, target_id=target_id, clear=clear,
-                         wrap=wrap)
+        return self._get(
+            "/console", profile, level=level, target_id=target_id, clear=clear, wrap=wrap
+        )
 
-    def errors(self, clear: bool = False, target_id: str | None = None, wrap: bool | None = None,
-               *, profile: str | None = None) -> dict:
+    def errors(
+        self,
+        clear: bool = False,
+        target_id: str | None = None,
+        wrap: bool | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
         return self._get("/errors", profile, clear=clear, target_id=target_id, wrap=wrap)
 
-    def requests(self, filter: str | None = None, clear: bool = False,
-                 target_id: str | None = None, *, profile: str | None = None) -> dict:
+    def requests(
+        self,
+        filter: str | None = None,
+        clear: bool = False,
+        target_id: str | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
         return self._get("/requests", profile, filter=filter, clear=clear, target_id=target_id)
 
-    def response_body(self, url: str, timeout_ms: int | None = None, max_chars: int | None = None,
-                      target_id: str | None = None, wrap: bool | None = None, *,
-                      profile: str | None = None) -> dict:
-        return self._post("/response/body", profile, timeout=self._wait_timeout(timeout_ms),
-                          url=url, timeout_ms=timeout_ms, max_chars=max_chars, target_id=target_id,
-                          wrap=wrap)
+    def response_body(
+        self,
+        url: str,
+        timeout_ms: int | None = None,
+        max_chars: int | None = None,
+        target_id: str | None = None,
+        wrap: bool | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/response/body",
+            profile,
+            timeout=self._wait_timeout(timeout_ms),
+            url=url,
+            timeout_ms=timeout_ms,
+            max_chars=max_chars,
+            target_id=target_id,
+            wrap=wrap,
+        )
 
-    def trace_start(self, screenshots: bool = False, target_id: str | None = None, *,
-                    snapshots: bool | None = None, sources: bool | None = None,
-                    profile: str | None = None) -> dict:
+    def trace_start(
+        self,
+        screenshots: bool = False,
+        target_id: str | None = None,
+        *,
+        snapshots: bool | None = None,
+        sources: bool | None = None,
+        profile: str | None = None,
+    ) -> dict:
         """snapshots: layer trees and paint pictures; sources: the page's script text."""
-        return self._post("/trace/start", profile, screenshots=screenshots, snapshots=snapshots,
-                          sources=sources, target_id=target_id)
+        return self._post(
+            "/trace/start",
+            profile,
+            screenshots=screenshots,
+            snapshots=snapshots,
+            sources=sources,
+            target_id=target_id,
+        )
 
-    def trace_stop(self, path: str | None = None, target_id: str | None = None, *,
-                   profile: str | None = None) -> dict:
+    def trace_stop(
+        self, path: str | None = None, target_id: str | None = None, *, profile: str | None = None
+    ) -> dict:
         return self._post("/trace/stop", profile, path=path, target_id=target_id)
 
     # -- state ----------------------------------------------------------------------------------
-    def cookies(self, all: bool = False, target_id: str | None = None, *,
-                profile: str | None = None) -> dict:
+    def cookies(
+        self, all: bool = False, target_id: str | None = None, *, profile: str | None = None
+    ) -> dict:
         return self._get("/cookies", profile, all=all, target_id=target_id)
 
-    def set_cookie(self, cookie: dict, target_id: str | None = None, *,
-                   profile: str | None = None) -> dict:
+    def set_cookie(
+        self, cookie: dict, target_id: str | None = None, *, profile: str | None = None
+    ) -> dict:
         """cookie: CDP `Network.CookieParam` keys (name, value, url|domain, path, secure,
         httpOnly...)."""
         return self._post("/cookies/set", profile, cookie=cookie, target_id=target_id)
@@ -194,67 +375,160 @@ class Client(Transport, ActMethods, WebMethods):
     def clear_cookies(self, target_id: str | None = None, *, profile: str | None = None) -> dict:
         return self._post("/cookies/clear", profile, target_id=target_id)
 
-    def storage(self, kind: str, key: str | None = None, target_id: str | None = None, *,
-                profile: str | None = None) -> dict:
+    def storage(
+        self,
+        kind: str,
+        key: str | None = None,
+        target_id: str | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
         return self._get("/storage/" + segment(kind), profile, key=key, target_id=target_id)
 
-    def set_storage(self, kind: str, key: str, value: str, target_id: str | None = None, *,
-                    profile: str | None = None) -> dict:
-        return self._post(f"/storage/{segment(kind)}/set", profile, key=key, value=value,
-                          target_id=target_id)
+    def set_storage(
+        self,
+        kind: str,
+        key: str,
+        value: str,
+        target_id: str | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            f"/storage/{segment(kind)}/set", profile, key=key, value=value, target_id=target_id
+        )
 
-    def clear_storage(self, kind: str, target_id: str | None = None, *,
-                      profile: str | None = None) -> dict:
+    def clear_storage(
+        self, kind: str, target_id: str | None = None, *, profile: str | None = None
+    ) -> dict:
         return self._post(f"/storage/{segment(kind)}/clear", profile, target_id=target_id)
 
     # -- settings -------------------------------------------------------------------------------
-    def set_offline(self, offline: bool, target_id: str | None = None, *,
-                    profile: str | None = None) -> dict:
+    def set_offline(
+        self, offline: bool, target_id: str | None = None, *, profile: str | None = None
+    ) -> dict:
         return self._post("/set/offline", profile, offline=offline, target_id=target_id)
 
-    def set_headers(self, headers: dict[str, str] | None = None, target_id: str | None = None,
-                    clear: bool | None = None, *, profile: str | None = None) -> dict:
+    def set_headers(
+        self,
+        headers: dict[str, str] | None = None,
+        target_id: str | None = None,
+        clear: bool | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
         """Extra headers on every request of the tab; `clear=True` stops sending them."""
-        return self._post("/set/headers", profile, headers=headers, target_id=target_id,
-                          clear=clear)
+        return self._post(
+            "/set/headers", profile, headers=headers, target_id=target_id, clear=clear
+        )
 
-    def set_credentials(self, username: str | None = None, password: str | None = None,
-                        clear: bool = False, target_id: str | None = None, *,
-                        profile: str | None = None) -> dict:
-        return self._post("/set/credentials", profile, username=username, password=password,
-                          clear=clear, target_id=target_id)
+    def set_credentials(
+        self,
+        username: str | None = None,
+        password: str | None = None,
+        clear: bool = False,
+        target_id: str | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/set/credentials",
+            profile,
+            username=username,
+            password=password,
+            clear=clear,
+            target_id=target_id,
+        )
 
-    def set_geolocation(self, latitude: float | None = None, longitude: float | None = None,
-                        accuracy: float | None = None, origin: str | None = None,
-                        clear: bool = False, target_id: str | None = None, *,
-                        profile: str | None = None) -> dict:
-        return self._post("/set/geolocation", profile, latitude=latitude, longitude=longitude,
-                          accuracy=accuracy, origin=origin, clear=clear, target_id=target_id)
+    def set_geolocation(
+        self,
+        latitude: float | None = None,
+        longitude: float | None = None,
+        accuracy: float | None = None,
+        origin: str | None = None,
+        clear: bool = False,
+        target_id: str | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/set/geolocation",
+            profile,
+            latitude=latitude,
+            longitude=longitude,
+            accuracy=accuracy,
+            origin=origin,
+            clear=clear,
+            target_id=target_id,
+        )
 
-    def set_media(self, color_scheme: str | None = None, reduced_motion: str | None = None,
-                  target_id: str | None = None, *, profile: str | None = None) -> dict:
-        return self._post("/set/media", profile, color_scheme=color_scheme,
-                          reduced_motion=reduced_motion, target_id=target_id)
+    def set_media(
+        self,
+        color_scheme: str | None = None,
+        reduced_motion: str | None = None,
+        target_id: str | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/set/media",
+            profile,
+            color_scheme=color_scheme,
+            reduced_motion=reduced_motion,
+            target_id=target_id,
+        )
 
-    def set_timezone(self, timezone: str | None = None, target_id: str | None = None,
-                     clear: bool | None = None, *, profile: str | None = None) -> dict:
-        return self._post("/set/timezone", profile, timezone=timezone, target_id=target_id,
-                          clear=clear)
+    def set_timezone(
+        self,
+        timezone: str | None = None,
+        target_id: str | None = None,
+        clear: bool | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/set/timezone", profile, timezone=timezone, target_id=target_id, clear=clear
+        )
 
-    def set_locale(self, locale: str | None = None, target_id: str | None = None,
-                   clear: bool | None = None, *, profile: str | None = None) -> dict:
+    def set_locale(
+        self,
+        locale: str | None = None,
+        target_id: str | None = None,
+        clear: bool | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
         return self._post("/set/locale", profile, locale=locale, target_id=target_id, clear=clear)
 
-    def set_device(self, name: str | None = None, target_id: str | None = None,
-                   clear: bool | None = None, *, profile: str | None = None) -> dict:
+    def set_device(
+        self,
+        name: str | None = None,
+        target_id: str | None = None,
+        clear: bool | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
         return self._post("/set/device", profile, name=name, target_id=target_id, clear=clear)
 
-    def set_viewport(self, width: int, height: int, device_scale_factor: float | None = None,
-                     target_id: str | None = None, mobile: bool | None = None, *,
-                     profile: str | None = None) -> dict:
-        return self._post("/set/viewport", profile, width=width, height=height,
-                          device_scale_factor=device_scale_factor, target_id=target_id,
-                          mobile=mobile)
+    def set_viewport(
+        self,
+        width: int,
+        height: int,
+        device_scale_factor: float | None = None,
+        target_id: str | None = None,
+        mobile: bool | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        return self._post(
+            "/set/viewport",
+            profile,
+            width=width,
+            height=height,
+            device_scale_factor=device_scale_factor,
+            target_id=target_id,
+            mobile=mobile,
+        )
 
     def doctor(self, *, profile: str | None = None) -> dict:
         return self._get("/doctor", profile)

@@ -1,6 +1,7 @@
 """The client's transport: one HTTP session to the clawd service with its credentials, a call
 (`request`), decoding an answer (or raising the clawd.errors class its code names), and media
 streamed to and from files. clawd/client/api.py puts one method per route on top of it."""
+
 from __future__ import annotations
 
 import os
@@ -19,14 +20,19 @@ DEFAULT_URL = "http://127.0.0.1:18791"
 _CONNECT_TIMEOUT = 5.0
 # Codes the service did not tell us about still map by status, so `except NotFound` keeps working.
 _CLASS_BY_STATUS: dict[int, type[errors.ClawdError]] = {
-    400: errors.InvalidRequest, 401: errors.Unauthorized, 403: errors.Forbidden,
-    404: errors.NotFound, 405: errors.MethodNotAllowed, 408: errors.RequestTimeout,
+    400: errors.InvalidRequest,
+    401: errors.Unauthorized,
+    403: errors.Forbidden,
+    404: errors.NotFound,
+    405: errors.MethodNotAllowed,
+    408: errors.RequestTimeout,
     409: errors.Conflict,
 }
 
 
 class ServiceUnreachable(errors.ClawdError, ConnectionError):
     """The clawd service did not answer at its control URL."""
+
     code = "SERVICE_UNREACHABLE"
     http_status = 503
 
@@ -36,18 +42,27 @@ class Transport:
     `clawd.errors` class named by the answer's `code` (`ServiceUnreachable` when nothing
     listens)."""
 
-    def __init__(self, url: str | None = None, *, token: str | None = None,
-                 password: str | None = None, profile: str | None = None, timeout: float = 60.0,
-                 home: pathlib.Path | None = None, session: requests.Session | None = None,
-                 ambient_credentials: bool = True):
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        token: str | None = None,
+        password: str | None = None,
+        profile: str | None = None,
+        timeout: float = 60.0,
+        home: pathlib.Path | None = None,
+        session: requests.Session | None = None,
+        ambient_credentials: bool = True,
+    ):
         """ambient_credentials=False: only `token`/`password` are sent, never $CLAWD_TOKEN or the
         local token file (a client of another machine's service must not hand it this one's
         secrets)."""
         self.url = (url or DEFAULT_URL).rstrip("/")
         self.profile = profile
         self.timeout = timeout
-        self.token, self.password = (_credentials(token, password, home) if ambient_credentials
-                                     else (token, password))
+        self.token, self.password = (
+            _credentials(token, password, home) if ambient_credentials else (token, password)
+        )
         self._session = session or _session_for(self.url)
         self._session.headers.update(self._auth_headers())
 
@@ -69,12 +84,20 @@ class Transport:
         self.close()
 
     # -- calls ------------------------------------------------------------------------------
-    def request(self, method: str, path: str, *, params: dict | None = None,
-                json: dict | None = None, timeout: float | None = None,
-                profile: str | None = None) -> dict:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict | None = None,
+        json: dict | None = None,
+        timeout: float | None = None,
+        profile: str | None = None,
+    ) -> dict:
         """One call: `params` become the query (None dropped, booleans as "true"/"false")."""
-        response = self._send(method, path, params=params, json=json, timeout=timeout,
-                              profile=profile, stream=False)
+        response = self._send(
+            method, path, params=params, json=json, timeout=timeout, profile=profile, stream=False
+        )
         return _decode(response)
 
     def fetch_media(self, media_url: str, out: pathlib.Path) -> pathlib.Path:
@@ -97,33 +120,58 @@ class Transport:
         """Copy a local file into the service's $CLAWD_HOME/uploads (as `name`, default its
         own)."""
         with open(source, "rb") as data:
-            response = self._send("PUT", "/uploads/" + segment(name or pathlib.Path(source).name),
-                                  data=data, stream=False)
+            response = self._send(
+                "PUT",
+                "/uploads/" + segment(name or pathlib.Path(source).name),
+                data=data,
+                stream=False,
+            )
         return _decode(response)
 
-    def _send(self, method: str, path: str, *, params=None, json=None, data=None, timeout=None,
-              profile=None, stream: bool) -> requests.Response:
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params=None,
+        json=None,
+        data=None,
+        timeout=None,
+        profile=None,
+        stream: bool,
+    ) -> requests.Response:
         query = _query({**(params or {}), "profile": profile or self.profile})
         read_timeout = timeout or self.timeout
         timeouts = (min(_CONNECT_TIMEOUT, read_timeout), read_timeout)
         try:
-            return self._session.request(method, self.url + path, params=query, json=json,
-                                         data=data, stream=stream, timeout=timeouts)
-        except requests.ConnectionError as exc:     # ConnectTimeout included: nothing answered
-            raise ServiceUnreachable(f"clawd service is not running at {self.url}; start it with "
-                                     "`clawd-browser serve`", url=self.url,
-                                     reason=str(exc)) from exc
+            return self._session.request(
+                method,
+                self.url + path,
+                params=query,
+                json=json,
+                data=data,
+                stream=stream,
+                timeout=timeouts,
+            )
+        except requests.ConnectionError as exc:  # ConnectTimeout included: nothing answered
+            raise ServiceUnreachable(
+                f"clawd service is not running at {self.url}; start it with `clawd-browser serve`",
+                url=self.url,
+                reason=str(exc),
+            ) from exc
         except requests.Timeout as exc:
-            raise errors.RequestTimeout(f"no answer from {self.url} within {read_timeout:g} "
-                                        "s") from exc
-        except requests.RequestException as exc:    # a malformed control URL and the like
+            raise errors.RequestTimeout(
+                f"no answer from {self.url} within {read_timeout:g} s"
+            ) from exc
+        except requests.RequestException as exc:  # a malformed control URL and the like
             raise errors.InvalidRequest(f"cannot call {self.url}{path}: {exc}") from exc
 
     def _get(self, path: str, profile: str | None, /, **params) -> dict:
         return self.request("GET", path, params=_camel(params), profile=profile)
 
-    def _post(self, path: str, profile: str | None, /, timeout: float | None = None,
-              **body) -> dict:
+    def _post(
+        self, path: str, profile: str | None, /, timeout: float | None = None, **body
+    ) -> dict:
         return self.request("POST", path, json=_camel(body), profile=profile, timeout=timeout)
 
     def _wait_timeout(self, timeout_ms: int | None) -> float | None:
@@ -131,6 +179,7 @@ class Transport:
         if timeout_ms is None:
             return None
         return max(self.timeout, timeout_ms / 1000 + 10)
+
 
 # -- helpers of the wire format -------------------------------------------------------------------
 def is_loopback_url(url: str) -> bool:

@@ -1,6 +1,7 @@
 """Reads clawd.yaml: find the file, parse the YAML, report every problem with its JSON path, fill
 defaults from schema.json and build the frozen dataclasses of config/model.py. The only module of
 clawd that reads configuration files; what the keys mean lives in schema.json."""
+
 from __future__ import annotations
 
 import collections.abc
@@ -14,7 +15,8 @@ import os
 import pathlib
 import re
 import typing
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 import jsonschema
 import yaml
@@ -24,15 +26,15 @@ from clawd.errors import ConfigError
 
 SYSTEM_CONFIG = pathlib.Path("/etc/clawd/clawd.yaml")
 SECRET_MASK = "***"
-ALIAS_KEY = "x-aliasOf"      # schema keyword: this property is another name for a sibling
-SECRET_KEY = "x-secret"      # schema keyword: masked by config_to_dict
+ALIAS_KEY = "x-aliasOf"  # schema keyword: this property is another name for a sibling
+SECRET_KEY = "x-secret"  # schema keyword: masked by config_to_dict
 
 JsonPath = tuple  # a JSON path as a tuple of keys and indexes
 Problem = tuple[JsonPath, str]
 _MISSING = object()
 
 
-# -- where the file is ------------------------------------------------------------------------------
+# -- where the file is -----------------------------------------------------------------------------
 def default_search_paths(env: Mapping[str, str] | None = None) -> tuple[pathlib.Path, ...]:
     """The files tried when neither --config nor $CLAWD_CONFIG names one, in order."""
     env = os.environ if env is None else env
@@ -40,13 +42,19 @@ def default_search_paths(env: Mapping[str, str] | None = None) -> tuple[pathlib.
     return (pathlib.Path(home) / ".clawd" / "clawd.yaml", SYSTEM_CONFIG)
 
 
-def find_config_file(explicit: str | None = None, env: Mapping[str, str] | None = None, *,
-                     search_paths: Iterable[str | os.PathLike] | None = None) -> pathlib.Path | None:
+def find_config_file(
+    explicit: str | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    search_paths: Iterable[str | os.PathLike] | None = None,
+) -> pathlib.Path | None:
     """--config PATH, else $CLAWD_CONFIG, else the first existing search path, else None
     (built-in defaults). A file named explicitly must exist: silently falling back to defaults
     would run a service with none of the settings its operator asked for."""
     env = os.environ if env is None else env
-    named = _named_file(explicit, "--config") or _named_file(env.get("CLAWD_CONFIG"), "$CLAWD_CONFIG")
+    named = _named_file(explicit, "--config") or _named_file(
+        env.get("CLAWD_CONFIG"), "$CLAWD_CONFIG"
+    )
     if named is not None:
         return named
     for candidate in default_search_paths(env) if search_paths is None else search_paths:
@@ -65,21 +73,23 @@ def _named_file(raw: str | None, origin: str) -> pathlib.Path | None:
     return path
 
 
-# -- reading YAML -----------------------------------------------------------------------------------
+# -- reading YAML ----------------------------------------------------------------------------------
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys, which plain YAML resolves by silently keeping the last."""
+    """SafeLoader that refuses duplicate keys, which plain YAML resolves by silently keeping the
+    last."""
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
     seen = set()
     for key_node, _ in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
-            continue             # `<<:` merges may legitimately be overridden by explicit keys
+            continue  # `<<:` merges may legitimately be overridden by explicit keys
         key = loader.construct_object(key_node, deep=deep)
         if isinstance(key, collections.abc.Hashable):
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark)
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
             seen.add(key)
     return loader.construct_mapping(node, deep=deep)
 
@@ -108,15 +118,19 @@ def read_config_file(path: str | os.PathLike) -> Any:
     return parse_yaml(text, source=str(path))
 
 
-# -- the schema -------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=None)
+# -- the schema ------------------------------------------------------------------------------------
+@functools.cache
 def schema() -> dict:
     """The parsed schema.json. Shared: do not mutate it."""
-    text = importlib.resources.files("clawd.config").joinpath("schema.json").read_text(encoding="utf-8")
+    text = (
+        importlib.resources.files("clawd.config")
+        .joinpath("schema.json")
+        .read_text(encoding="utf-8")
+    )
     return json.loads(text)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _validator() -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(schema())
 
@@ -126,7 +140,7 @@ def defaults() -> dict:
     return copy.deepcopy(_defaults())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _defaults() -> dict:
     return _with_defaults(schema(), {})
 
@@ -137,7 +151,7 @@ def _map_item_schema(node: dict) -> dict | None:
     return item if isinstance(item, dict) else None
 
 
-# -- validation -------------------------------------------------------------------------------------
+# -- validation ------------------------------------------------------------------------------------
 def validate(data: Any) -> list[str]:
     """Every problem of the document at once, each "$.json.path: message", sorted by path."""
     return [f"{render_path(path)}: {message}" for path, message in problems_of(data)]
@@ -174,8 +188,10 @@ def _empty_sections_as_defaults(node: dict, value: Any) -> Any:
     if props is not None and value is None:
         return {}
     if props is not None and isinstance(value, dict):
-        return {k: _empty_sections_as_defaults(props[k], v) if k in props else v
-                for k, v in value.items()}
+        return {
+            k: _empty_sections_as_defaults(props[k], v) if k in props else v
+            for k, v in value.items()
+        }
     if item is not None and isinstance(value, dict):
         return {k: _empty_sections_as_defaults(item, v) for k, v in value.items()}
     return value
@@ -209,13 +225,17 @@ def _message(error: jsonschema.ValidationError) -> str:
     if error.validator == "enum":
         choices = ", ".join(json.dumps(choice) for choice in error.validator_value)
         return f"{error.instance!r} is not one of: {choices}"
-    if error.validator == "type" and error.instance is None and error.schema.get("pattern", "").startswith("^#"):
+    if (
+        error.validator == "type"
+        and error.instance is None
+        and error.schema.get("pattern", "").startswith("^#")
+    ):
         # `color: #FF4500` unquoted is a YAML comment, which leaves the key null
         return f"{error.message} (quote values that start with #, as in \"#FF4500\")"
     return error.message
 
 
-# -- checks the schema cannot express ---------------------------------------------------------------
+# -- checks the schema cannot express --------------------------------------------------------------
 def _semantic_problems(data: Any) -> Iterator[Problem]:
     if not isinstance(data, dict):
         return
@@ -233,7 +253,10 @@ def _semantic_problems(data: Any) -> Iterator[Problem]:
 def _node_problems(nodes: dict) -> Iterator[Problem]:
     for name, entry in nodes.items():
         if isinstance(entry, dict) and not entry.get("url"):
-            yield ("nodes", name, "url"), "required: the node's control URL, such as http://10.0.0.5:18791"
+            yield (
+                ("nodes", name, "url"),
+                "required: the node's control URL, such as http://10.0.0.5:18791",
+            )
 
 
 def _section(data: dict, key: str) -> dict:
@@ -248,8 +271,13 @@ def _profile_driver_problems(profiles: dict) -> Iterator[Problem]:
         here = ("browser", "profiles", name)
         driver = entry.get("driver", "managed")
         if driver == "existing-session" and entry.get("cdpUrl"):
-            yield here, ("cdpUrl and driver existing-session exclude each other: an existing session "
-                         "is found through the DevToolsActivePort file in userDataDir")
+            yield (
+                here,
+                (
+                    "cdpUrl and driver existing-session exclude each other: an existing session "
+                    "is found through the DevToolsActivePort file in userDataDir"
+                ),
+            )
         if driver == "remote" and not entry.get("cdpUrl"):
             yield here + ("cdpUrl",), "required when driver is remote"
 
@@ -310,14 +338,18 @@ def _objects(node: dict, value: Any, path: JsonPath) -> Iterator[tuple[dict, dic
             yield from _objects(item, entry, path + (key,))
 
 
-# -- defaults and dataclasses -----------------------------------------------------------------------
+# -- defaults and dataclasses ----------------------------------------------------------------------
 def _with_defaults(node: dict, value: Any) -> Any:
-    """`value` (already valid) with every missing key filled from the schema and aliases resolved."""
+    """`value` (already valid) with every missing key filled from the schema and aliases
+    resolved."""
     props, item = node.get("properties"), _map_item_schema(node)
     if props is not None:
         given = _resolve_aliases(props, value if isinstance(value, dict) else {})
-        return {key: _with_defaults(sub, given.get(key, _MISSING))
-                for key, sub in props.items() if ALIAS_KEY not in sub}
+        return {
+            key: _with_defaults(sub, given.get(key, _MISSING))
+            for key, sub in props.items()
+            if ALIAS_KEY not in sub
+        }
     if value is _MISSING:
         value = copy.deepcopy(node["default"])
     if item is not None:
@@ -344,8 +376,11 @@ def _apply_env_auth(doc: dict, env: Mapping[str, str]) -> None:
 def _build(cls: type, doc: Mapping, **extra: Any) -> Any:
     """Dataclass `cls` from a schema-shaped mapping: field foo_bar reads key fooBar."""
     hints = typing.get_type_hints(cls)
-    kwargs = {f.name: _convert(hints[f.name], doc[camel_case(f.name)])
-              for f in dataclasses.fields(cls) if f.init and camel_case(f.name) in doc}
+    kwargs = {
+        f.name: _convert(hints[f.name], doc[camel_case(f.name)])
+        for f in dataclasses.fields(cls)
+        if f.init and camel_case(f.name) in doc
+    }
     kwargs.update(extra)
     return cls(**kwargs)
 
@@ -357,7 +392,7 @@ def _convert(hint: Any, value: Any) -> Any:
         item_cls = typing.get_args(hint)[1]
         return {name: _build(item_cls, entry, name=name) for name, entry in value.items()}
     if isinstance(value, list):
-        return tuple(value)      # frozen dataclasses hold tuples, never shared mutable lists
+        return tuple(value)  # frozen dataclasses hold tuples, never shared mutable lists
     return value
 
 
@@ -370,9 +405,10 @@ def snake_case(name: str) -> str:
     return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
 
 
-# -- the public entry points ------------------------------------------------------------------------
-def config_from_data(data: Any, *, source: str | None = None,
-                     env: Mapping[str, str] | None = None) -> Config:
+# -- the public entry points -----------------------------------------------------------------------
+def config_from_data(
+    data: Any, *, source: str | None = None, env: Mapping[str, str] | None = None
+) -> Config:
     """A Config from an already parsed document; every problem raises one ConfigError."""
     env = os.environ if env is None else env
     data = _empty_sections_as_defaults(schema(), data)
@@ -384,8 +420,12 @@ def config_from_data(data: Any, *, source: str | None = None,
     return _build(Config, doc, home=state_home(env), source=source)
 
 
-def load_config(path: str | None = None, env: Mapping[str, str] | None = None, *,
-                search_paths: Iterable[str | os.PathLike] | None = None) -> Config:
+def load_config(
+    path: str | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    search_paths: Iterable[str | os.PathLike] | None = None,
+) -> Config:
     """Find the file (see find_config_file), read, validate and fill defaults. No file found and
     an empty file both mean built-in defaults."""
     env = os.environ if env is None else env
@@ -403,8 +443,11 @@ def config_to_dict(config: Config, *, mask_secrets: bool = True) -> dict:
 def _to_doc(node: dict, value: Any, mask: bool) -> Any:
     props, item = node.get("properties"), _map_item_schema(node)
     if props is not None:
-        return {key: _to_doc(sub, getattr(value, snake_case(key)), mask)
-                for key, sub in props.items() if ALIAS_KEY not in sub}
+        return {
+            key: _to_doc(sub, getattr(value, snake_case(key)), mask)
+            for key, sub in props.items()
+            if ALIAS_KEY not in sub
+        }
     if item is not None:
         return {name: _to_doc(item, entry, mask) for name, entry in value.items()}
     if mask and node.get(SECRET_KEY) and value is not None:

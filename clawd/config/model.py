@@ -3,21 +3,35 @@
 Only config/loader.py builds these (from YAML validated against schema.json, defaults filled in).
 Field names are the schema's camelCase keys in snake_case.
 """
+
 from __future__ import annotations
 
 import os
 import pathlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Literal, Mapping
+from typing import Literal
 
 Tristate = bool | Literal["auto"]
 
 DEFAULT_COLOR = "#FF4500"
 # what web_fetch sends by default: a current desktop Chrome, which sites serve their usual pages to
-DEFAULT_USER_AGENT = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
-                      "Chrome/156.0.0.0 Safari/537.36")
-PALETTE = ("#FF4500", "#0066CC", "#00AA00", "#9933FF", "#FF6699",
-           "#00CCCC", "#FF9900", "#6666FF", "#CC3366", "#339966")
+DEFAULT_USER_AGENT = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/156.0.0.0 Safari/537.36"
+)
+PALETTE = (
+    "#FF4500",
+    "#0066CC",
+    "#00AA00",
+    "#9933FF",
+    "#FF6699",
+    "#00CCCC",
+    "#FF9900",
+    "#6666FF",
+    "#CC3366",
+    "#339966",
+)
 
 
 @dataclass(frozen=True)
@@ -67,13 +81,14 @@ class VisionConfig:
 class ProfileConfig:
     """One entry of browser.profiles. `driver` is managed | remote | existing-session;
     a profile with `cdp_url` is remote whatever `driver` says."""
+
     name: str
     driver: str = "managed"
     cdp_port: int | None = None
     cdp_url: str | None = None
     color: str | None = None
     user_data_dir: str | None = None
-    attach_only: bool | None = None      # None: inherit browser.attachOnly
+    attach_only: bool | None = None  # None: inherit browser.attachOnly
 
     @property
     def kind(self) -> str:
@@ -101,7 +116,10 @@ class BrowserConfig:
     snapshot_defaults: SnapshotDefaults = field(default_factory=SnapshotDefaults)
     ssrf_policy: SsrfPolicy = field(default_factory=SsrfPolicy)
     profiles: Mapping[str, ProfileConfig] = field(
-        default_factory=lambda: {"clawd": ProfileConfig("clawd", cdp_port=18800, color=DEFAULT_COLOR)})
+        default_factory=lambda: {
+            "clawd": ProfileConfig("clawd", cdp_port=18800, color=DEFAULT_COLOR)
+        }
+    )
     tab_cleanup: TabCleanup = field(default_factory=TabCleanup)
     vision: VisionConfig = field(default_factory=VisionConfig)
 
@@ -115,6 +133,7 @@ class CliConfig:
 @dataclass(frozen=True)
 class NodeConfig:
     """Another clawd service an agent sends browser calls to (the agent tool's target: node)."""
+
     name: str
     url: str = ""
     token: str | None = None
@@ -147,6 +166,7 @@ class WebFetchConfig:
 @dataclass(frozen=True)
 class SearchProviderConfig:
     """web.search.<provider>: None takes the provider's default (or the environment's key)."""
+
     api_key: str | None = None
     base_url: str | None = None
     model: str | None = None
@@ -184,6 +204,7 @@ class WebSearchConfig:
 @dataclass(frozen=True)
 class WebSsrfPolicy:
     """web.ssrfPolicy: every None takes browser.ssrfPolicy's value (see effective())."""
+
     dangerously_allow_private_network: bool | None = None
     allowed_hostnames: tuple[str, ...] | None = None
     hostname_allowlist: tuple[str, ...] | None = None
@@ -204,6 +225,7 @@ class WebConfig:
 @dataclass(frozen=True)
 class ToolsConfig:
     """tools: which agent tools are offered (clawd/security/tools.py reads these)."""
+
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
 
@@ -217,7 +239,7 @@ class Config:
     web: WebConfig = field(default_factory=WebConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
     home: pathlib.Path = field(default_factory=lambda: state_home())
-    source: str | None = None            # the file it was read from, None for built-in defaults
+    source: str | None = None  # the file it was read from, None for built-in defaults
 
 
 def state_home(env: Mapping[str, str] | None = None) -> pathlib.Path:

@@ -1,50 +1,100 @@
 """`clawd-browser config import-openclaw`: the browser, profiles, SSRF policy, gateway auth, web
 tools and tool policy of an OpenClaw config (JSON5, as ~/.openclaw/openclaw.json is written) as a
 clawd.yaml document, with every key that could not be carried over named and the reason why."""
+
 from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from clawd.config import loader
 
 # OpenClaw browser.<key> and browser.profiles.<name>.<key> that mean the same in clawd
-BROWSER_KEYS = ("enabled", "evaluateEnabled", "headless", "noSandbox", "attachOnly", "executablePath", "extraArgs",
-                "color", "defaultProfile", "cdpPortRangeStart", "remoteCdpTimeoutMs", "remoteCdpHandshakeTimeoutMs",
-                "actionTimeoutMs", "maxTabs", "snapshotDefaults")
-SSRF_KEYS = {"dangerouslyAllowPrivateNetwork": "dangerouslyAllowPrivateNetwork",
-             "allowPrivateNetwork": "dangerouslyAllowPrivateNetwork", "allowedHostnames": "allowedHostnames",
-             "hostnameAllowlist": "hostnameAllowlist", "strict": "strict"}
+BROWSER_KEYS = (
+    "enabled",
+    "evaluateEnabled",
+    "headless",
+    "noSandbox",
+    "attachOnly",
+    "executablePath",
+    "extraArgs",
+    "color",
+    "defaultProfile",
+    "cdpPortRangeStart",
+    "remoteCdpTimeoutMs",
+    "remoteCdpHandshakeTimeoutMs",
+    "actionTimeoutMs",
+    "maxTabs",
+    "snapshotDefaults",
+)
+SSRF_KEYS = {
+    "dangerouslyAllowPrivateNetwork": "dangerouslyAllowPrivateNetwork",
+    "allowPrivateNetwork": "dangerouslyAllowPrivateNetwork",
+    "allowedHostnames": "allowedHostnames",
+    "hostnameAllowlist": "hostnameAllowlist",
+    "strict": "strict",
+}
 _PROFILES = loader.schema()["properties"]["browser"]["properties"]["profiles"]
 PROFILE_NAME = re.compile(_PROFILES["propertyNames"]["pattern"])
 PROFILE_KEYS = ("cdpPort", "cdpUrl", "color", "attachOnly", "userDataDir")
-DRIVERS = {"openclaw": "managed", "managed": "managed", "clawd": "managed", "existing-session": "existing-session",
-           "remote": "remote"}
+DRIVERS = {
+    "openclaw": "managed",
+    "managed": "managed",
+    "clawd": "managed",
+    "existing-session": "existing-session",
+    "remote": "remote",
+}
 BINDS = {"loopback": "127.0.0.1", "localhost": "127.0.0.1", "lan": "0.0.0.0"}
-CONTROL_PORT_OFFSET = 2          # OpenClaw serves browser control on the gateway's port + 2
+CONTROL_PORT_OFFSET = 2  # OpenClaw serves browser control on the gateway's port + 2
 _PROVIDER = {"apiKey": "apiKey", "baseUrl": "baseUrl", "model": "model"}
 # OpenClaw tools.web.<tool>.<key> -> clawd web.<tool>.<key> (a dict: a nested block)
 WEB_KEYS = {
-    "search": {"enabled": "enabled", "provider": "provider", "apiKey": "brave.apiKey", "maxResults": "count",
-               "count": "count", "timeoutSeconds": "timeoutSeconds", "cacheTtlMinutes": "cacheTtlMinutes",
-               "country": "country", "search_lang": "search_lang", "ui_lang": "ui_lang",
-               "freshness": "freshness", "brave": _PROVIDER, "gemini": _PROVIDER, "kimi": _PROVIDER,
-               "perplexity": _PROVIDER, "grok": {**_PROVIDER, "inlineCitations": "inlineCitations"}},
-    "fetch": {"enabled": "enabled", "readability": "readability", "maxChars": "maxChars",
-              "maxResponseBytes": "maxResponseBytes", "maxRedirects": "maxRedirects",
-              "timeoutSeconds": "timeoutSeconds", "cacheTtlMinutes": "cacheTtlMinutes",
-              "userAgent": "userAgent",
-              "firecrawl": {"enabled": "enabled", "apiKey": "apiKey", "baseUrl": "baseUrl",
-                            "onlyMainContent": "onlyMainContent", "maxAgeMs": "maxAgeMs", "proxy": "proxy"}},
+    "search": {
+        "enabled": "enabled",
+        "provider": "provider",
+        "apiKey": "brave.apiKey",
+        "maxResults": "count",
+        "count": "count",
+        "timeoutSeconds": "timeoutSeconds",
+        "cacheTtlMinutes": "cacheTtlMinutes",
+        "country": "country",
+        "search_lang": "search_lang",
+        "ui_lang": "ui_lang",
+        "freshness": "freshness",
+        "brave": _PROVIDER,
+        "gemini": _PROVIDER,
+        "kimi": _PROVIDER,
+        "perplexity": _PROVIDER,
+        "grok": {**_PROVIDER, "inlineCitations": "inlineCitations"},
+    },
+    "fetch": {
+        "enabled": "enabled",
+        "readability": "readability",
+        "maxChars": "maxChars",
+        "maxResponseBytes": "maxResponseBytes",
+        "maxRedirects": "maxRedirects",
+        "timeoutSeconds": "timeoutSeconds",
+        "cacheTtlMinutes": "cacheTtlMinutes",
+        "userAgent": "userAgent",
+        "firecrawl": {
+            "enabled": "enabled",
+            "apiKey": "apiKey",
+            "baseUrl": "baseUrl",
+            "onlyMainContent": "onlyMainContent",
+            "maxAgeMs": "maxAgeMs",
+            "proxy": "proxy",
+        },
+    },
 }
 
 
 @dataclass
 class Imported:
     document: dict = field(default_factory=dict)
-    skipped: list[tuple[str, str]] = field(default_factory=list)     # ("$.json.path", why)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # ("$.json.path", why)
 
     def put(self, path: tuple, value: Any) -> None:
         node = self.document
@@ -59,6 +109,7 @@ class Imported:
 def parse(text: str) -> Any:
     """OpenClaw's config is JSON5: comments, unquoted keys and trailing commas are allowed."""
     import json5
+
     return json5.loads(text)
 
 
@@ -89,7 +140,10 @@ def _browser(browser: Any, out: Imported) -> None:
         elif key == "profiles":
             _profiles(value, out)
         elif key == "cdpUrl":
-            out.put(("browser", "profiles", browser.get("defaultProfile") or "openclaw", "cdpUrl"), value)
+            out.put(
+                ("browser", "profiles", browser.get("defaultProfile") or "openclaw", "cdpUrl"),
+                value,
+            )
         else:
             out.skip(here, "no clawd setting of that name")
 
@@ -110,7 +164,11 @@ def _profiles(profiles: Any, out: Imported) -> None:
             continue
         driver = profile.get("driver") if isinstance(profile, dict) else None
         if driver is not None and driver not in DRIVERS:
-            why = "clawd has no extension relay yet" if driver == "extension" else f"no clawd driver {driver!r}"
+            why = (
+                "clawd has no extension relay yet"
+                if driver == "extension"
+                else f"no clawd driver {driver!r}"
+            )
             out.skip(here, f"driver {driver}: {why}")
             continue
         out.put(here, {})
@@ -139,7 +197,7 @@ def _auth(auth: Any, out: Imported) -> None:
     for key, value in _items(auth, ("gateway", "auth"), out):
         if key in ("token", "password"):
             out.put(("server", "auth", key), value)
-        elif key != "mode":        # the mode follows from which secret is set
+        elif key != "mode":  # the mode follows from which secret is set
             out.skip(("gateway", "auth", key), "clawd takes a token or a password")
 
 
@@ -163,9 +221,11 @@ def _web(web: Any, out: Imported) -> None:
             _web_key(("tools", "web", key, sub), ("web", key), table, sub, item, out)
 
 
-def _web_key(source: tuple, section: tuple, table: dict, key: str, value: Any, out: Imported) -> None:
+def _web_key(
+    source: tuple, section: tuple, table: dict, key: str, value: Any, out: Imported
+) -> None:
     target = table.get(key)
-    if isinstance(target, dict) and isinstance(value, dict):     # a provider or firecrawl block
+    if isinstance(target, dict) and isinstance(value, dict):  # a provider or firecrawl block
         for sub, item in value.items():
             _web_key(source + (sub,), section + (key,), target, sub, item, out)
     elif isinstance(target, str):
@@ -180,17 +240,22 @@ def _tool_list(key: str, entries: list, out: Imported) -> None:
     kept = [e for e in entries if isinstance(e, str) and _names_a_clawd_tool(e)]
     for entry in entries:
         if entry not in kept:
-            out.skip(("tools", key), f"{entry!r} names no tool of clawd's (browser, web_fetch, web_search)")
+            out.skip(
+                ("tools", key),
+                f"{entry!r} names no tool of clawd's (browser, web_fetch, web_search)",
+            )
     if kept:
         out.put(("tools", key), kept)
-    elif key == "allow" and entries:            # an allow list of other tools allows none of ours
+    elif key == "allow" and entries:  # an allow list of other tools allows none of ours
         out.put(("tools", "deny"), ["*"])
 
 
 def _names_a_clawd_tool(entry: str) -> bool:
     if entry in ("group:web", "group:browser"):
         return True
-    return any(fnmatch.fnmatchcase(tool, entry.lower()) for tool in ("browser", "web_fetch", "web_search"))
+    return any(
+        fnmatch.fnmatchcase(tool, entry.lower()) for tool in ("browser", "web_fetch", "web_search")
+    )
 
 
 _SECTIONS = {"browser": _browser, "gateway": _gateway, "tools": _tools}
@@ -206,7 +271,7 @@ def _items(value: Any, path: tuple, out: Imported) -> Iterator[tuple[str, Any]]:
 def _drop_refused(out: Imported) -> None:
     """Leave out what clawd refuses, and say why: the value a problem names, or the nearest
     enclosing one that is there (`cdpUrl` required on a remote profile: the profile goes)."""
-    for _ in range(500):           # each round removes one value: bounded by the document's size
+    for _ in range(500):  # each round removes one value: bounded by the document's size
         _settle_default_profile(out)
         problems = loader.problems_of(out.document)
         if not problems:
@@ -226,7 +291,10 @@ def _settle_default_profile(out: Imported) -> None:
         return
     chosen = "openclaw" if "openclaw" in profiles else next(iter(profiles))
     if "defaultProfile" in browser:
-        out.skip(("browser", "defaultProfile"), f"names no imported profile; {chosen!r} is the default instead")
+        out.skip(
+            ("browser", "defaultProfile"),
+            f"names no imported profile; {chosen!r} is the default instead",
+        )
     browser["defaultProfile"] = chosen
 
 
@@ -237,7 +305,7 @@ def _remove(document: dict, path: tuple) -> tuple:
         if not isinstance(node, dict) or key not in node:
             break
         present, node = present + (key,), node[key]
-    if not present:       # a problem outside what we wrote (none is known): keep nothing doubtful
+    if not present:  # a problem outside what we wrote (none is known): keep nothing doubtful
         document.clear()
         return ()
     parent = document

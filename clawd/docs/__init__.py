@@ -1,1 +1,2 @@
-"""Documentation rendered from clawd's declarations (the argparse tree, the route table, the schema)."""
+"""Documentation rendered from clawd's declarations (the argparse tree, the route table,
+the schema)."""

@@ -1,5 +1,6 @@
 """The HTTP API section of clawd-browser(1): the route table (server/routes.py) with the fields
 each route reads, and POST /act's kinds with their fields (the act table, clawd/acts.py)."""
+
 from __future__ import annotations
 
 from clawd import acts
@@ -38,18 +39,25 @@ def _route_item(route) -> list[str]:
 
 
 def api_section(routes) -> list[str]:
-    lines = [".SH HTTP API",
-             text("clawd-browser is a client of the clawd service's HTTP API, which scripts may call "
-                  "directly. Requests and answers are JSON (request bodies at most 1 MiB). When a token "
-                  "or password exists, every request needs it: "),
-             ".BR \"Authorization: Bearer \" \\fITOKEN\\fR,",
-             ".BR \"X\\-Clawd\\-Password: \" \\fIPASSWORD\\fR",
-             text("(or X-OpenClaw-Password, which agents written for OpenClaw send),"),
-             text("or HTTP Basic with the password. Every route accepts ?profile=NAME (the query wins "
-                  "over a body field profile). Wherever a tab is named (targetId), a stable id (t1), a "
-                  "label, a raw target id or a unique prefix of one works. Errors answer "
-                  '{"error": MESSAGE, "code": CODE} with the HTTP status of the error.'),
-             ".PP", text("The routes, with the body and query fields each reads (any other field is a 400):")]
+    lines = [
+        ".SH HTTP API",
+        text(
+            "clawd-browser is a client of the clawd service's HTTP API, which scripts may call "
+            "directly. Requests and answers are JSON (request bodies at most 1 MiB). When a token "
+            "or password exists, every request needs it: "
+        ),
+        ".BR \"Authorization: Bearer \" \\fITOKEN\\fR,",
+        ".BR \"X\\-Clawd\\-Password: \" \\fIPASSWORD\\fR",
+        text("(or X-OpenClaw-Password, which agents written for OpenClaw send),"),
+        text(
+            "or HTTP Basic with the password. Every route accepts ?profile=NAME (the query wins "
+            "over a body field profile). Wherever a tab is named (targetId), a stable id (t1), a "
+            "label, a raw target id or a unique prefix of one works. Errors answer "
+            '{"error": MESSAGE, "code": CODE} with the HTTP status of the error.'
+        ),
+        ".PP",
+        text("The routes, with the body and query fields each reads (any other field is a 400):"),
+    ]
     for route in routes:
         lines += _route_item(route)
     return lines + _act_kinds_section()
@@ -58,8 +66,12 @@ def api_section(routes) -> list[str]:
 def _act_kinds_section() -> list[str]:
     """POST /act's kinds and their fields, from the act table (clawd/acts.py)."""
     common = ", ".join(bold(p.name) for p in acts.COMMON if p.name != "kind")
-    lines = [".SS POST /act", text("The body names a kind; every kind also takes"), f"{common}.",
-             text("A CSS selector where a ref belongs is refused (ACT_SELECTOR_UNSUPPORTED).")]
+    lines = [
+        ".SS POST /act",
+        text("The body names a kind; every kind also takes"),
+        f"{common}.",
+        text("A CSS selector where a ref belongs is refused (ACT_SELECTOR_UNSUPPORTED)."),
+    ]
     for kind in acts.KINDS.values():
         lines += [".TP", bold(kind.name), text(kind.help)]
         if kind.params:
@@ -67,15 +79,25 @@ def _act_kinds_section() -> list[str]:
     return lines
 
 
-_ACT_TYPE_WORDS = {"choice": "one of", "modifiers": "list of Alt, Control, ControlOrMeta, Meta, Shift",
-                   "strings": "list of strings", "fields": "list of {ref, type, value}",
-                   "actions": "list of act requests", "timeout": "milliseconds", "text": "string",
-                   "key": "key or chord"}
+_ACT_TYPE_WORDS = {
+    "choice": "one of",
+    "modifiers": "list of Alt, Control, ControlOrMeta, Meta, Shift",
+    "strings": "list of strings",
+    "fields": "list of {ref, type, value}",
+    "actions": "list of act requests",
+    "timeout": "milliseconds",
+    "text": "string",
+    "key": "key or chord",
+}
 
 
 def _act_field(param) -> str:
     word = _ACT_TYPE_WORDS.get(param.type, param.type)
     facts = [f"{word} {', '.join(param.choices)}" if param.choices else word]
     facts += ["required"] if param.required else []
-    facts += [f"{k} {getattr(param, k):g}" for k in ("minimum", "maximum") if getattr(param, k) is not None]
+    facts += [
+        f"{k} {getattr(param, k):g}"
+        for k in ("minimum", "maximum")
+        if getattr(param, k) is not None
+    ]
     return f"{bold(param.name)} ({text(', '.join(facts))}): {text(param.help)}"

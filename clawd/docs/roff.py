@@ -1,4 +1,5 @@
 """roff for the man pages: escaping prose and literals, fonts, examples and the page header."""
+
 from __future__ import annotations
 
 from clawd import __version__
@@ -30,5 +31,8 @@ def example(block: str) -> list[str]:
 
 
 def header(name: str, section: int, summary: str) -> list[str]:
-    return [f'.TH "{name.upper()}" "{section}" "" "clawd {__version__}" "{MANUAL}"', ".SH NAME",
-            f"{literal(name)} \\- {text(summary)}"]
+    return [
+        f'.TH "{name.upper()}" "{section}" "" "clawd {__version__}" "{MANUAL}"',
+        ".SH NAME",
+        f"{literal(name)} \\- {text(summary)}",
+    ]

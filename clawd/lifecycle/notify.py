@@ -1,11 +1,12 @@
 """systemd's notify protocol (Type=notify): one datagram to $NOTIFY_SOCKET, no dependency."""
+
 from __future__ import annotations
 
 import logging
 import os
 import socket
 import time
-from typing import Mapping
+from collections.abc import Mapping
 
 log = logging.getLogger("clawd.daemon")
 
@@ -17,7 +18,7 @@ def sd_notify(state: str, env: Mapping[str, str] | None = None) -> bool:
     if not address:
         return False
     if address.startswith("@"):
-        address = "\0" + address[1:]   # an abstract socket
+        address = "\0" + address[1:]  # an abstract socket
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
             sock.connect(address)

@@ -1,12 +1,14 @@
 """Taking a new configuration while serving (daemon.py runs it on SIGHUP): reopen the log file,
 read the file again, then apply it whole or refuse it whole, telling systemd either way."""
+
 from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Callable
+from collections.abc import Callable
 
-from clawd import errors, log as clawd_log
+from clawd import errors
+from clawd import log as clawd_log
 from clawd.config.model import Config
 from clawd.lifecycle.notify import monotonic_usec
 from clawd.server.service import Service, with_allowed_hosts
@@ -14,15 +16,24 @@ from clawd.server.service import Service, with_allowed_hosts
 log = logging.getLogger("clawd.daemon")
 
 # (schema path for the log, dataclass path): what was built at start and waits for a restart
-RESTART_ONLY = (("server", "server"), ("browser.ssrfPolicy", "browser.ssrf_policy"),
-                ("browser.cdpPortRangeStart", "browser.cdp_port_range_start"))
+RESTART_ONLY = (
+    ("server", "server"),
+    ("browser.ssrfPolicy", "browser.ssrf_policy"),
+    ("browser.cdpPortRangeStart", "browser.cdp_port_range_start"),
+)
 
 
 class ConfigReload:
     """Reload the running service's configuration (service.config is the one in force)."""
 
-    def __init__(self, service: Service, *, load: Callable[[], Config], allow_hosts=(),
-                 notify: Callable[[str], object] = lambda state: None):
+    def __init__(
+        self,
+        service: Service,
+        *,
+        load: Callable[[], Config],
+        allow_hosts=(),
+        notify: Callable[[str], object] = lambda state: None,
+    ):
         self.service = service
         self.load = load
         self.allow_hosts = tuple(allow_hosts)
@@ -41,8 +52,10 @@ class ConfigReload:
 
     def _take(self, new: Config | None, problems: list[str]) -> bool:
         if problems:
-            log.error("SIGHUP: configuration refused, keeping the running one (%d problem(s)):",
-                      len(problems))
+            log.error(
+                "SIGHUP: configuration refused, keeping the running one (%d problem(s)):",
+                len(problems),
+            )
             for problem in problems:
                 log.error("  %s", problem)
             self.notify(f"STATUS=serving; reload refused: {len(problems)} problem(s), see the log")
@@ -56,7 +69,7 @@ class ConfigReload:
             new = with_allowed_hosts(self.load(), self.allow_hosts)
         except errors.ConfigError as exc:
             return None, [f"{exc.source}: {p}" if exc.source else p for p in exc.problems]
-        except Exception as exc:   # a reload must never take the running service down
+        except Exception as exc:  # a reload must never take the running service down
             log.exception("SIGHUP: reading the configuration failed")
             return None, [f"cannot read the configuration: {exc}"]
         problems = reload_problems(self.service.config, new)
@@ -96,9 +109,12 @@ class ConfigReload:
 
 def loader_for(config: Config) -> Callable[[], Config]:
     """Read the file `config` came from again (built-in defaults when it came from none)."""
+
     def load() -> Config:
         from clawd.config import loader
+
         return loader.load_config(path=config.source)
+
     return load
 
 
@@ -117,15 +133,20 @@ def reload_problems(old: Config, new: Config) -> list[str]:
     """What makes a valid file unusable for a running service."""
     default = old.browser.default_profile
     if new.browser.default_profile != default:
-        return [f"$.browser.defaultProfile: the running service's default profile is "
-                f"{default!r}; changing it needs a restart"]
+        return [
+            f"$.browser.defaultProfile: the running service's default profile is "
+            f"{default!r}; changing it needs a restart"
+        ]
     return []
 
 
 def _keep_restart_only(old: Config, new: Config) -> Config:
     """`new`, with what only a restart may change kept as it runs."""
-    browser = dataclasses.replace(new.browser, ssrf_policy=old.browser.ssrf_policy,
-                                  cdp_port_range_start=old.browser.cdp_port_range_start)
+    browser = dataclasses.replace(
+        new.browser,
+        ssrf_policy=old.browser.ssrf_policy,
+        cdp_port_range_start=old.browser.cdp_port_range_start,
+    )
     return dataclasses.replace(new, server=old.server, browser=browser)
 
 

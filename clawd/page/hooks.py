@@ -1,16 +1,17 @@
 """The tab hooks every tab gets, in order: each is called while a new tab (or iframe) is still
 paused before its first script, and again when the tab closes. Add a page feature's hook here."""
+
 from __future__ import annotations
 
-from clawd.page.observe.console import ConsoleWatch
 from clawd.page.act.dialogs import DialogHook
 from clawd.page.act.downloads import DownloadHook
 from clawd.page.act.filechooser import FileChooserHook
-from clawd.page.state.emulation import Emulation
-from clawd.page.observe.interception import NavigationGuard
-from clawd.page.state.navigation import PageLifecycle
-from clawd.page.observe.network import NetworkWatch
 from clawd.page.act.settle import NetworkHook
+from clawd.page.observe.console import ConsoleWatch
+from clawd.page.observe.interception import NavigationGuard
+from clawd.page.observe.network import NetworkWatch
+from clawd.page.state.emulation import Emulation
+from clawd.page.state.navigation import PageLifecycle
 
 
 def tab_hooks(guard: NavigationGuard, layout=None) -> list:

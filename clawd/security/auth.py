@@ -1,6 +1,7 @@
-"""Who may talk to the service: a bearer token, a password (either header or HTTP Basic), compared in
-constant time. With no credential configured, a token is generated once into
+"""Who may talk to the service: a bearer token, a password (either header or HTTP Basic), compared
+in constant time. With no credential configured, a token is generated once into
 $CLAWD_HOME/auth-token (mode 0600), which the CLI reads too."""
+
 from __future__ import annotations
 
 import base64
@@ -9,7 +10,7 @@ import logging
 import os
 import pathlib
 import secrets
-from typing import Mapping
+from collections.abc import Mapping
 
 from clawd import errors
 
@@ -31,8 +32,10 @@ class Authenticator:
     def check(self, headers: Mapping[str, str]) -> None:
         if not self.enabled or self._accepts(headers):
             return
-        raise errors.Unauthorized("missing or wrong credentials: send `Authorization: Bearer <token>` "
-                                  "(the token is in $CLAWD_HOME/auth-token)")
+        raise errors.Unauthorized(
+            "missing or wrong credentials: send `Authorization: Bearer <token>` "
+            "(the token is in $CLAWD_HOME/auth-token)"
+        )
 
     def _accepts(self, headers: Mapping[str, str]) -> bool:
         authorization = headers.get("Authorization") or ""
@@ -81,7 +84,9 @@ def new_token() -> str:
     return secrets.token_hex(32)
 
 
-def authenticator_for(token: str | None, password: str | None, token_file: pathlib.Path) -> Authenticator:
+def authenticator_for(
+    token: str | None, password: str | None, token_file: pathlib.Path
+) -> Authenticator:
     if token or password:
         return Authenticator(token, password)
     return Authenticator(load_or_create_token(token_file))

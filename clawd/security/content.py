@@ -2,6 +2,7 @@
 
 Wrapping only labels content for the agent; it never removes instruction-like text (it logs it).
 """
+
 from __future__ import annotations
 
 import logging
@@ -18,19 +19,54 @@ SANITIZED = "[[MARKER_SANITIZED]]"
 
 # Characters a reader takes for '<', '>', a quote, or a word separator, beyond what NFKC folds.
 _LOOKALIKES = {
-    **dict.fromkeys("‹«〈⟨˂ᐸ〈❮❬⦉⦑⧼《＜﹤", "<"), "≪": "<<", "⋘": "<<<",
-    **dict.fromkeys("›»〉⟩˃ᐳ〉❯❭⦊⦒⧽》＞﹥", ">"), "≫": ">>", "⋙": ">>>",
+    **dict.fromkeys("‹«〈⟨˂ᐸ〈❮❬⦉⦑⧼《＜﹤", "<"),
+    "≪": "<<",
+    "⋘": "<<<",
+    **dict.fromkeys("›»〉⟩˃ᐳ〉❯❭⦊⦒⧽》＞﹥", ">"),
+    "≫": ">>",
+    "⋙": ">>>",
     **dict.fromkeys("“”„‟″＂", '"'),
     **dict.fromkeys("‐‑‒–—―−﹘﹣－", "-"),
     **dict.fromkeys("＿‗", "_"),
 }
 # Cyrillic and Greek letters that pass for the Latin capitals of the marker words.
-_CONFUSABLES = str.maketrans({
-    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C",
-    "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ѕ": "S", "Ј": "J", "Ԁ": "D", "Ԛ": "Q", "Ԝ": "W",
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N",
-    "Ο": "O", "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "Ь": "B",
-})
+_CONFUSABLES = str.maketrans(
+    {
+        "А": "A",
+        "В": "B",
+        "Е": "E",
+        "К": "K",
+        "М": "M",
+        "Н": "H",
+        "О": "O",
+        "Р": "P",
+        "С": "C",
+        "Т": "T",
+        "Х": "X",
+        "У": "Y",
+        "І": "I",
+        "Ѕ": "S",
+        "Ј": "J",
+        "Ԁ": "D",
+        "Ԛ": "Q",
+        "Ԝ": "W",
+        "Α": "A",
+        "Β": "B",
+        "Ε": "E",
+        "Ζ": "Z",
+        "Η": "H",
+        "Ι": "I",
+        "Κ": "K",
+        "Μ": "M",
+        "Ν": "N",
+        "Ο": "O",
+        "Ρ": "P",
+        "Τ": "T",
+        "Υ": "Y",
+        "Χ": "X",
+        "Ь": "B",
+    }
+)
 
 _SEP = r"[\s_\-.·*]*"
 _MARKER = re.compile(
@@ -45,26 +81,47 @@ _MARKER = re.compile(
 # (name, words one of which must appear in the folded text, pattern): the cheap substring test
 # keeps large snapshots from paying for every regex.
 _SUSPICIOUS = [
-    ("ignore previous instructions", ("IGNORE", "DISREGARD", "FORGET", "OVERRIDE"),
-     r"\b(IGNORE|DISREGARD|FORGET|OVERRIDE)\b.{0,30}"
-     r"\b(PREVIOUS|PRIOR|ABOVE|EARLIER|ALL|PRECEDING)\b"
-     r".{0,30}\b(INSTRUCTIONS?|PROMPTS?|RULES|DIRECTIONS|GUIDELINES|CONTEXT)\b"),
+    (
+        "ignore previous instructions",
+        ("IGNORE", "DISREGARD", "FORGET", "OVERRIDE"),
+        r"\b(IGNORE|DISREGARD|FORGET|OVERRIDE)\b.{0,30}"
+        r"\b(PREVIOUS|PRIOR|ABOVE|EARLIER|ALL|PRECEDING)\b"
+        r".{0,30}\b(INSTRUCTIONS?|PROMPTS?|RULES|DIRECTIONS|GUIDELINES|CONTEXT)\b",
+    ),
     ("you are now", ("YOU",), r"\bYOU\s+ARE\s+NOW\b"),
     ("new instructions", ("INSTRUCTION",), r"\b(NEW|UPDATED|REAL|ACTUAL)\s+INSTRUCTIONS?\b"),
     ("system prompt", ("SYSTEM",), r"\bSYSTEM\s*PROMPT\b"),
-    ("role header", ("SYSTEM", "ASSISTANT", "DEVELOPER"),
-     r"(?m)^\s*(SYSTEM|ASSISTANT|DEVELOPER)\s*:"),
-    ("chat template token", ("IM_", "SYSTEM", "ENDOFTEXT", "INST", "SYS"),
-     r"<\|?\s*(IM_START|IM_END|SYSTEM|ENDOFTEXT)\s*\|?>|\[/?INST\]|<</?SYS>>"),
-    ("pretend / act as", ("ACT", "PRETEND", "ROLEPLAY"),
-     r"\b(ACT\s+AS|PRETEND\s+(TO\s+BE|YOU\s+ARE)|ROLEPLAY\s+AS)\b"),
-    ("jailbreak", ("JAILBREAK", "MODE", "ANYTHING"),
-     r"\b(JAILBREAK|DEVELOPER\s+MODE|DAN\s+MODE|DO\s+ANYTHING\s+NOW)\b"),
-    ("secret exfiltration", ("REVEAL", "PRINT", "SEND", "LEAK", "EXFILTRATE", "SHARE"),
-     r"\b(REVEAL|PRINT|SEND|LEAK|EXFILTRATE|SHARE)\b.{0,40}\b(API\s*KEYS?|PASSWORDS?|SECRETS?|"
-     r"TOKENS?|CREDENTIALS?|COOKIES)\b"),
-    ("tool invocation", ("RUN", "EXECUTE"),
-     r"\b(RUN|EXECUTE)\s+(THIS|THE\s+FOLLOWING)\s+(COMMAND|CODE|SCRIPT)\b"),
+    (
+        "role header",
+        ("SYSTEM", "ASSISTANT", "DEVELOPER"),
+        r"(?m)^\s*(SYSTEM|ASSISTANT|DEVELOPER)\s*:",
+    ),
+    (
+        "chat template token",
+        ("IM_", "SYSTEM", "ENDOFTEXT", "INST", "SYS"),
+        r"<\|?\s*(IM_START|IM_END|SYSTEM|ENDOFTEXT)\s*\|?>|\[/?INST\]|<</?SYS>>",
+    ),
+    (
+        "pretend / act as",
+        ("ACT", "PRETEND", "ROLEPLAY"),
+        r"\b(ACT\s+AS|PRETEND\s+(TO\s+BE|YOU\s+ARE)|ROLEPLAY\s+AS)\b",
+    ),
+    (
+        "jailbreak",
+        ("JAILBREAK", "MODE", "ANYTHING"),
+        r"\b(JAILBREAK|DEVELOPER\s+MODE|DAN\s+MODE|DO\s+ANYTHING\s+NOW)\b",
+    ),
+    (
+        "secret exfiltration",
+        ("REVEAL", "PRINT", "SEND", "LEAK", "EXFILTRATE", "SHARE"),
+        r"\b(REVEAL|PRINT|SEND|LEAK|EXFILTRATE|SHARE)\b.{0,40}\b(API\s*KEYS?|PASSWORDS?|SECRETS?|"
+        r"TOKENS?|CREDENTIALS?|COOKIES)\b",
+    ),
+    (
+        "tool invocation",
+        ("RUN", "EXECUTE"),
+        r"\b(RUN|EXECUTE)\s+(THIS|THE\s+FOLLOWING)\s+(COMMAND|CODE|SCRIPT)\b",
+    ),
 ]
 _SUSPICIOUS_RE = [(name, words, re.compile(rx, re.DOTALL)) for name, words, rx in _SUSPICIOUS]
 _ASCII_RUNS = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]")
@@ -78,17 +135,19 @@ def wrap_untrusted(text: str, *, source: str = "web") -> str:
     marker_id = secrets.token_hex(8)
     found = suspicious_patterns(text)
     if found:
-        log.warning("untrusted %s content %s looks like instructions: %s",
-                    source, marker_id, ", ".join(found))
-    return (f'<<<{START} id="{marker_id}">>>\n'
-            f"{sanitize_markers(text)}\n"
-            f'<<<{END} id="{marker_id}">>>')
+        log.warning(
+            "untrusted %s content %s looks like instructions: %s",
+            source,
+            marker_id,
+            ", ".join(found),
+        )
+    return f'<<<{START} id="{marker_id}">>>\n{sanitize_markers(text)}\n<<<{END} id="{marker_id}">>>'
 
 
 def sanitize_markers(text: str) -> str:
     """Replace anything that reads as a start or end marker with [[MARKER_SANITIZED]]."""
     folded, origin = _fold(text)
-    if "UNTRUSTED" not in folded:           # every marker look-alike folds to contain it
+    if "UNTRUSTED" not in folded:  # every marker look-alike folds to contain it
         return text
     pieces, copied = [], 0
     for match in _MARKER.finditer(folded):
@@ -105,8 +164,11 @@ def sanitize_markers(text: str) -> str:
 def suspicious_patterns(text: str) -> list[str]:
     """Names of instruction-like patterns in text, in a fixed order, each at most once."""
     folded, _ = _fold(text)
-    return [name for name, words, rx in _SUSPICIOUS_RE
-            if any(w in folded for w in words) and rx.search(folded)]
+    return [
+        name
+        for name, words, rx in _SUSPICIOUS_RE
+        if any(w in folded for w in words) and rx.search(folded)
+    ]
 
 
 def _looks_like_marker(match: re.Match) -> bool:
@@ -120,7 +182,7 @@ def _looks_like_marker(match: re.Match) -> bool:
 def _fold(text: str) -> tuple[str, list[int] | range]:
     """An uppercase ASCII-ish reading of text, and for each folded char its index in text."""
     if text.isascii():
-        return text.upper(), range(len(text))   # the common case, and snapshots are large
+        return text.upper(), range(len(text))  # the common case, and snapshots are large
     out: list[str] = []
     origin: list[int] = []
     for run in _ASCII_RUNS.finditer(text):
@@ -142,7 +204,7 @@ def _fold_char(char: str) -> str:
     if char in _LOOKALIKES:
         return _LOOKALIKES[char]
     if unicodedata.category(char) in ("Cf", "Mn", "Me"):
-        return ""                 # zero-width, bidi controls, combining marks: invisible
+        return ""  # zero-width, bidi controls, combining marks: invisible
     decomposed = unicodedata.normalize("NFKD", char)
     kept = "".join(c for c in decomposed if unicodedata.category(c) not in ("Mn", "Me"))
     return kept.translate(_CONFUSABLES).upper().translate(_CONFUSABLES)

@@ -1,10 +1,11 @@
 """Browser-borne attacks on the service: cross-site state-changing requests (CSRF) and
 DNS rebinding (a Host header that is not ours)."""
+
 from __future__ import annotations
 
 import ipaddress
 import urllib.parse
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from clawd import errors
 
@@ -26,7 +27,7 @@ def host_of(header: str) -> str:
     """'example.com:8080' / '[::1]:80' -> the host part."""
     header = header.strip()
     if header.startswith("["):
-        return header[1:header.find("]")] if "]" in header else header
+        return header[1 : header.find("]")] if "]" in header else header
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
@@ -41,10 +42,12 @@ class RequestGuard:
 
     def check_host(self, host_header: str | None) -> None:
         if host_header is None:
-            return   # HTTP/1.0 clients send none; nothing for a rebinding attack to use
+            return  # HTTP/1.0 clients send none; nothing for a rebinding attack to use
         host = host_of(host_header).lower()
         if not (is_loopback_host(host) or host in self.allowed_hosts):
-            raise errors.HostNotAllowed(f"Host {host!r} is not a loopback name or the configured host")
+            raise errors.HostNotAllowed(
+                f"Host {host!r} is not a loopback name or the configured host"
+            )
 
     def check_origin(self, headers: Mapping[str, str]) -> None:
         if (headers.get("Sec-Fetch-Site") or "").lower() == "cross-site":
@@ -55,4 +58,6 @@ class RequestGuard:
                 continue
             host = urllib.parse.urlsplit(value).hostname or ""
             if value == "null" or not (is_loopback_host(host) or host in self.allowed_hosts):
-                raise errors.CrossSiteRequest(f"request from {name} {value!r} refused: not loopback")
+                raise errors.CrossSiteRequest(
+                    f"request from {name} {value!r} refused: not loopback"
+                )

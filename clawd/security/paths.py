@@ -2,6 +2,7 @@
 
 Checks here are made before use; callers that write should still open with O_NOFOLLOW/O_EXCL.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -14,14 +15,15 @@ import unicodedata
 from clawd import errors
 
 KINDS = ("file", "dir", "any")
-_MAX_NAME_BYTES = 255                     # what ext4, APFS and friends allow in one component
-_UNSAFE_CHARS = frozenset('/\\:*?"<>|')   # separators, and what Windows shares refuse
-_COMPOUND_SUFFIXES = (".tar",)            # "a.tar.gz" -> "a (1).tar.gz"
+_MAX_NAME_BYTES = 255  # what ext4, APFS and friends allow in one component
+_UNSAFE_CHARS = frozenset('/\\:*?"<>|')  # separators, and what Windows shares refuse
+_COMPOUND_SUFFIXES = (".tar",)  # "a.tar.gz" -> "a (1).tar.gz"
 _EDGE_DOTS_AND_SPACE = re.compile(r"^[\s.]+|[\s.]+$")
 
 
-def confine(root: pathlib.Path, path: str | os.PathLike, *, must_exist: bool = True,
-            kind: str = "file") -> pathlib.Path:
+def confine(
+    root: pathlib.Path, path: str | os.PathLike, *, must_exist: bool = True, kind: str = "file"
+) -> pathlib.Path:
     """path resolved under root: no '..', no symlink below root, the right kind of file.
 
     Relative paths are taken under root; absolute ones must already lie under it.
@@ -34,7 +36,7 @@ def confine(root: pathlib.Path, path: str | os.PathLike, *, must_exist: bool = T
     candidate = real_root.joinpath(*parts)
     _refuse_symlinks(real_root, parts, root)
     _check_kind(candidate, root, must_exist, kind)
-    if not candidate.resolve().is_relative_to(real_root):   # belt and braces after the walk
+    if not candidate.resolve().is_relative_to(real_root):  # belt and braces after the walk
         raise errors.InvalidPath(f"path must stay under {root}")
     return candidate
 
@@ -42,9 +44,9 @@ def confine(root: pathlib.Path, path: str | os.PathLike, *, must_exist: bool = T
 def safe_filename(name: str, *, max_len: int = 200) -> str:
     """A download's file name: one component, printable, no leading dot, bounded, never empty."""
     name = unicodedata.normalize("NFC", str(name or ""))
-    name = name.replace("\\", "/").rsplit("/", 1)[-1]         # keep only the last component
+    name = name.replace("\\", "/").rsplit("/", 1)[-1]  # keep only the last component
     name = _trim("".join(_safe_char(c) for c in name)) or "download"
-    return _trim(_truncate(name, max(1, max_len))) or "download"[:max(1, max_len)]
+    return _trim(_truncate(name, max(1, max_len))) or "download"[: max(1, max_len)]
 
 
 def unique_path(directory: pathlib.Path, name: str) -> pathlib.Path:
@@ -77,7 +79,7 @@ def _parts_under_root(root: pathlib.Path, real_root: pathlib.Path, path) -> tupl
         raise errors.InvalidPath(f"path {raw!r} uses '..' (must stay under {root})")
     if not given.is_absolute():
         return given.parts
-    for base in (root.absolute(), real_root):      # /tmp/x and /private/tmp/x are both fine
+    for base in (root.absolute(), real_root):  # /tmp/x and /private/tmp/x are both fine
         if given.is_relative_to(base):
             return given.relative_to(base).parts
     raise errors.InvalidPath(f"path {raw!r} is outside {root}")
@@ -88,7 +90,9 @@ def _refuse_symlinks(real_root: pathlib.Path, parts: tuple[str, ...], root) -> N
     for part in parts:
         current = current / part
         if current.is_symlink():
-            raise errors.InvalidPath(f"path {str(current)!r} is a symlink (none allowed under {root})")
+            raise errors.InvalidPath(
+                f"path {str(current)!r} is a symlink (none allowed under {root})"
+            )
 
 
 def _check_kind(candidate: pathlib.Path, root, must_exist: bool, kind: str) -> None:
@@ -99,8 +103,9 @@ def _check_kind(candidate: pathlib.Path, root, must_exist: bool, kind: str) -> N
             raise errors.InvalidPath(f"{candidate} does not exist (under {root})") from None
         return
     except OSError as exc:
-        raise errors.InvalidPath(f"{candidate} cannot be read ({exc.strerror}; under {root})") \
-            from None
+        raise errors.InvalidPath(
+            f"{candidate} cannot be read ({exc.strerror}; under {root})"
+        ) from None
     if kind == "file" and not stat.S_ISREG(mode):
         raise errors.InvalidPath(f"{candidate} is not a regular file (under {root})")
     if kind == "dir" and not stat.S_ISDIR(mode):
@@ -121,15 +126,17 @@ def _safe_char(char: str) -> str:
 
 def _truncate(name: str, max_len: int) -> str:
     """At most max_len characters and 255 UTF-8 bytes, keeping a short extension."""
+
     def fits(text: str) -> bool:
         return len(text) <= max_len and len(text.encode("utf-8")) <= _MAX_NAME_BYTES
+
     if fits(name):
         return name
     stem, suffix = _split_suffix(name)
     if len(suffix) > 16 or not fits(suffix + "x"):
         stem, suffix = name, ""
     stem = stem[:max_len]
-    while not fits(stem + suffix):       # one character fits whatever it is: the loop ends
+    while not fits(stem + suffix):  # one character fits whatever it is: the loop ends
         stem = stem[:-1]
     return stem + suffix
 
@@ -144,5 +151,5 @@ def _split_suffix(name: str) -> tuple[str, str]:
     stem, suffix = path.stem, path.suffix
     for compound in _COMPOUND_SUFFIXES:
         if stem.lower().endswith(compound) and len(stem) > len(compound):
-            return stem[:-len(compound)], stem[-len(compound):] + suffix
+            return stem[: -len(compound)], stem[-len(compound) :] + suffix
     return stem, suffix

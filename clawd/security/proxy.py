@@ -2,6 +2,7 @@
 Each request's host is resolved once, every address judged by the navigation policy, and the
 connection made to an address that was judged, so a name that answers differently the second
 time (DNS rebinding) never reaches a private address. Chromium itself resolves nothing."""
+
 from __future__ import annotations
 
 import logging
@@ -29,15 +30,19 @@ class PinningProxy(socketserver.ThreadingTCPServer):
         self.policy = policy
         self.blocked = 0
         super().__init__((host, port), _ProxyHandler)
-        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.2},
-                                        name="pinning-proxy", daemon=True)
+        self._thread = threading.Thread(
+            target=self.serve_forever,
+            kwargs={"poll_interval": 0.2},
+            name="pinning-proxy",
+            daemon=True,
+        )
 
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host}:{port}"
 
-    def start(self) -> "PinningProxy":
+    def start(self) -> PinningProxy:
         self._thread.start()
         return self
 
@@ -102,17 +107,24 @@ class _ProxyHandler(socketserver.BaseRequestHandler):
         if url.scheme not in ("http", "ws") or not url.hostname:
             raise errors.InvalidRequest("the proxy takes absolute http URLs only")
         self.server.policy.check(target if url.scheme == "http" else "http" + target[2:])
-        headers = [h for h in header_block.split("\r\n")
-                   if h and h.split(":", 1)[0].strip().lower() not in HOP_HEADERS]
+        headers = [
+            h
+            for h in header_block.split("\r\n")
+            if h and h.split(":", 1)[0].strip().lower() not in HOP_HEADERS
+        ]
         body = _read_body(client, headers, rest)
         upstream = self.server.connect(url.hostname, url.port or 80)
         path = urllib.parse.urlunsplit(("", "", url.path or "/", url.query, ""))
         # one request per connection, said on both sides: the next request is judged afresh, and
         # the browser never sends it into a connection we are about to drop
-        head = f"{method} {path} {version}\r\n" + "\r\n".join(headers + ["Connection: close"]) + "\r\n\r\n"
+        head = (
+            f"{method} {path} {version}\r\n"
+            + "\r\n".join(headers + ["Connection: close"])
+            + "\r\n\r\n"
+        )
         with upstream:
             upstream.sendall(head.encode("latin-1") + (body if body is not None else rest))
-            if body is None:   # a streamed (chunked) body: relay both ways as they come
+            if body is None:  # a streamed (chunked) body: relay both ways as they come
                 _pipe(client, upstream)
                 return
             answer_head, answer_rest = _read_head(upstream)
@@ -124,7 +136,9 @@ class _ProxyHandler(socketserver.BaseRequestHandler):
 
 def _read_body(client: socket.socket, headers: list[str], rest: bytes) -> bytes | None:
     """The whole request body when its length is declared (None when it is chunked)."""
-    fields = {h.split(":", 1)[0].strip().lower(): h.split(":", 1)[1].strip() for h in headers if ":" in h}
+    fields = {
+        h.split(":", 1)[0].strip().lower(): h.split(":", 1)[1].strip() for h in headers if ":" in h
+    }
     if "chunked" in fields.get("transfer-encoding", "").lower():
         return None
     try:
@@ -142,9 +156,14 @@ def _read_body(client: socket.socket, headers: list[str], rest: bytes) -> bytes 
 
 def _closing(head: str) -> bytes:
     """The upstream's answer head with its connection headers replaced by `close`."""
-    lines = [line for line in head.split("\r\n")
-             if line.split(":", 1)[0].strip().lower() not in HOP_HEADERS]
-    return ("\r\n".join(lines + ["Connection: close", "Proxy-Connection: close"]) + "\r\n\r\n").encode("latin-1")
+    lines = [
+        line
+        for line in head.split("\r\n")
+        if line.split(":", 1)[0].strip().lower() not in HOP_HEADERS
+    ]
+    return (
+        "\r\n".join(lines + ["Connection: close", "Proxy-Connection: close"]) + "\r\n\r\n"
+    ).encode("latin-1")
 
 
 def _read_head(sock: socket.socket) -> tuple[str | None, bytes]:
@@ -198,9 +217,13 @@ def _answer(sock: socket.socket, status: int, text: str) -> None:
     reason = {400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}.get(status, "Error")
     body = text.encode()
     try:
-        sock.sendall(f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}\r\n"
-                     f"X-Clawd-Policy: {'blocked' if status == 403 else 'error'}\r\nConnection: close\r\n\r\n"
-                     .encode() + body)
+        sock.sendall(
+            f"HTTP/1.1 {status} {reason}\r\nContent-Type: text/plain\r\n"
+            f"Content-Length: {len(body)}\r\n"
+            f"X-Clawd-Policy: {'blocked' if status == 403 else 'error'}\r\n"
+            "Connection: close\r\n\r\n".encode()
+            + body
+        )
     except OSError:
         pass
 

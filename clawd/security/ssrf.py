@@ -3,6 +3,7 @@
 Host parsing follows the WHATWG URL standard (which Chromium implements); names go through an
 injected resolver. Enforcing the policy on every request (strict mode) lives with the page code.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -11,8 +12,8 @@ import socket
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import idna.core  # ships with requests; the same UTS46 table Chromium applies through ICU
 
@@ -25,7 +26,7 @@ Resolver = Callable[[str], list[str]]
 # Schemes whose URLs have an authority parsed the WHATWG "special" way (backslash == slash).
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 NAVIGABLE_SCHEMES = ("http", "https")
-MAX_URL_LENGTH = 2 * 1024 * 1024          # Chromium refuses longer URLs
+MAX_URL_LENGTH = 2 * 1024 * 1024  # Chromium refuses longer URLs
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _C0_AND_SPACE = "".join(chr(c) for c in range(0x21))
@@ -45,18 +46,45 @@ _FRAGMENT_SET = frozenset(' "<>`')
 _BLOCKED_NAMES = frozenset({"localhost", "localhost.localdomain", "metadata.google.internal"})
 _BLOCKED_SUFFIXES = (".localhost", ".local", ".internal")
 
-_V4_BLOCKED = tuple(ipaddress.IPv4Network(n) for n in (
-    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-    "172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16",
-    "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
-))
+_V4_BLOCKED = tuple(
+    ipaddress.IPv4Network(n)
+    for n in (
+        "0.0.0.0/8",
+        "10.0.0.0/8",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+        "172.16.0.0/12",
+        "192.0.0.0/24",
+        "192.0.2.0/24",
+        "192.88.99.0/24",
+        "192.168.0.0/16",
+        "198.18.0.0/15",
+        "198.51.100.0/24",
+        "203.0.113.0/24",
+        "224.0.0.0/4",
+        "240.0.0.0/4",
+    )
+)
 # Everything outside global unicast 2000::/3 is blocked too (loopback, ULA, link-local, ...);
 # these are the special blocks inside it, plus the local-use NAT64 prefix, whose IPv4 side is
 # whatever the local operator routes it to.
-_V6_BLOCKED = tuple(ipaddress.IPv6Network(n) for n in (
-    "::/128", "::1/128", "64:ff9b:1::/48", "100::/64", "2001::/23", "2001:db8::/32",
-    "3fff::/20", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
-))
+_V6_BLOCKED = tuple(
+    ipaddress.IPv6Network(n)
+    for n in (
+        "::/128",
+        "::1/128",
+        "64:ff9b:1::/48",
+        "100::/64",
+        "2001::/23",
+        "2001:db8::/32",
+        "3fff::/20",
+        "fc00::/7",
+        "fe80::/10",
+        "fec0::/10",
+        "ff00::/8",
+    )
+)
 _V6_GLOBAL_UNICAST = ipaddress.IPv6Network("2000::/3")
 _V6_COMPATIBLE = ipaddress.IPv6Network("::/96")
 _V6_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
@@ -67,13 +95,14 @@ _PRIVATE_HINT = " (browser.ssrfPolicy.allowedHostnames exempts a host)"
 @dataclass(frozen=True)
 class _Url:
     """An http(s)-like URL split the way Chromium splits it; every part already serialized."""
+
     scheme: str
     userinfo: str
-    raw_host: str           # as written, before percent-decoding and IDNA mapping
-    host: str               # serialized: ASCII domain, dotted IPv4 or [IPv6]
+    raw_host: str  # as written, before percent-decoding and IDNA mapping
+    host: str  # serialized: ASCII domain, dotted IPv4 or [IPv6]
     ip: IPAddress | None
     port: int | None
-    tail: str               # path, query and fragment
+    tail: str  # path, query and fragment
 
     def serialize(self) -> str:
         auth = f"{self.userinfo}@" if self.userinfo else ""
@@ -101,7 +130,8 @@ class NavigationPolicy:
         parsed = _parse_url(url)
         if parsed is None or parsed.scheme not in NAVIGABLE_SCHEMES:
             raise errors.NavigationBlocked(
-                "navigation blocked: only http:, https: and about:blank URLs may be opened")
+                "navigation blocked: only http:, https: and about:blank URLs may be opened"
+            )
         self._judge(parsed.raw_host, parsed.host, parsed.ip)
         return parsed.serialize()
 
@@ -126,8 +156,9 @@ class NavigationPolicy:
             raise _blocked(host, "local host name" + _PRIVATE_HINT)
         addresses = self._lookup(host)
         if policed and any(a is None or is_blocked_ip(a) for a in addresses):
-            raise _blocked(host, "the name resolves to a private, loopback or reserved address"
-                           + _PRIVATE_HINT)
+            raise _blocked(
+                host, "the name resolves to a private, loopback or reserved address" + _PRIVATE_HINT
+            )
         return [str(a) for a in addresses if a is not None]
 
     def _check_allowlist(self, host: str, key: str) -> None:
@@ -136,7 +167,7 @@ class NavigationPolicy:
 
     def _lookup(self, host: str) -> list[IPAddress | None]:
         try:
-            answers = self._resolve(host)   # as written: "intranet." skips the search list
+            answers = self._resolve(host)  # as written: "intranet." skips the search list
         except (errors.HostUnresolved, OSError, UnicodeError):
             answers = []
         if not answers:
@@ -150,8 +181,15 @@ class CachedResolver:
     page with fifty requests to one host waits on DNS once. Pinning is unaffected: the strict
     proxy connects only to the addresses that were judged."""
 
-    def __init__(self, resolve: Resolver, *, ttl: float = 30.0, negative_ttl: float = 5.0,
-                 clock: Callable[[], float] = time.monotonic, max_entries: int = 4096):
+    def __init__(
+        self,
+        resolve: Resolver,
+        *,
+        ttl: float = 30.0,
+        negative_ttl: float = 5.0,
+        clock: Callable[[], float] = time.monotonic,
+        max_entries: int = 4096,
+    ):
         self._resolve = resolve
         self._ttl, self._negative_ttl = ttl, negative_ttl
         self._clock = clock
@@ -233,7 +271,7 @@ def _host_key(host: str) -> str:
     except ValueError:
         pass
     try:
-        return _domain_to_ascii(key, key)      # a config entry may be written "*.bücher.de"
+        return _domain_to_ascii(key, key)  # a config entry may be written "*.bücher.de"
     except errors.NavigationBlocked:
         return key
 
@@ -242,7 +280,7 @@ def _pattern_matches(pattern: str, key: str) -> bool:
     if pattern == "*":
         return True
     if pattern.startswith("*."):
-        return key.endswith(pattern[1:])      # subdomains only; the apex needs its own entry
+        return key.endswith(pattern[1:])  # subdomains only; the apex needs its own entry
     return key == pattern
 
 
@@ -266,7 +304,7 @@ def _embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address] | N
     if ip.sixtofour is not None:
         return [ip.sixtofour]
     if ip.teredo is not None:
-        return list(ip.teredo)                # (server, client); the client is de-obfuscated
+        return list(ip.teredo)  # (server, client); the client is de-obfuscated
     return None
 
 
@@ -287,7 +325,7 @@ def _split_scheme(text: str) -> tuple[str, str]:
     match = _SCHEME.match(text)
     if not match:
         raise errors.InvalidRequest(f"not an absolute URL: {_shown(text)!r}")
-    return match.group()[:-1].lower(), text[match.end():]
+    return match.group()[:-1].lower(), text[match.end() :]
 
 
 def _parse_url(url: str) -> _Url | None:
@@ -295,14 +333,21 @@ def _parse_url(url: str) -> _Url | None:
     scheme, rest = _split_scheme(_clean(url))
     if scheme not in DEFAULT_PORTS:
         return None
-    rest = rest.lstrip("/\\")                 # special schemes ignore any run of slashes here
+    rest = rest.lstrip("/\\")  # special schemes ignore any run of slashes here
     end = _authority_end(rest)
     authority, tail = rest[:end], rest[end:]
-    userinfo, _, hostport = authority.rpartition("@")   # the last '@' ends the userinfo
+    userinfo, _, hostport = authority.rpartition("@")  # the last '@' ends the userinfo
     raw_host, port_text = _split_port(hostport)
     host, ip = _parse_host(raw_host)
-    return _Url(scheme, _serialize_userinfo(userinfo), raw_host, host, ip,
-                _parse_port(port_text, DEFAULT_PORTS[scheme]), _serialize_tail(tail))
+    return _Url(
+        scheme,
+        _serialize_userinfo(userinfo),
+        raw_host,
+        host,
+        ip,
+        _parse_port(port_text, DEFAULT_PORTS[scheme]),
+        _serialize_tail(tail),
+    )
 
 
 def _authority_end(rest: str) -> int:
@@ -320,7 +365,7 @@ def _split_port(hostport: str) -> tuple[str, str | None]:
         elif char == "]":
             in_brackets = False
         elif char == ":" and not in_brackets:
-            return hostport[:index], hostport[index + 1:]
+            return hostport[:index], hostport[index + 1 :]
     return hostport, None
 
 
@@ -442,7 +487,7 @@ def _percent_encode(text: str, extra: frozenset[str]) -> str:
             continue
         try:
             data = char.encode("utf-8")
-        except UnicodeEncodeError:            # a lone surrogate: WHATWG reads it as U+FFFD
+        except UnicodeEncodeError:  # a lone surrogate: WHATWG reads it as U+FFFD
             data = "\ufffd".encode("utf-8")
         out.append("".join(f"%{b:02X}" for b in data))
     return "".join(out)

@@ -1,10 +1,11 @@
 """The tool policy (config `tools: {allow, deny}`): which agent tools (browser, web_fetch,
 web_search) are offered and may be called. The agent tool set, the MCP server and the HTTP routes
 of the web tier all ask the same ToolPolicy; what each tool does lives elsewhere."""
+
 from __future__ import annotations
 
 import fnmatch
-from typing import Iterable
+from collections.abc import Iterable
 
 from clawd import errors
 from clawd.config.model import ToolsConfig
@@ -36,8 +37,11 @@ class ToolPolicy:
     def check(self, name: str) -> None:
         """Raise 403 TOOL_DENIED when `name` may not be used."""
         if not self.allowed(name):
-            raise errors.ToolDenied(f"the tool {name} is not allowed here (tools.allow and "
-                                    "tools.deny of the service's configuration)", tool=name)
+            raise errors.ToolDenied(
+                f"the tool {name} is not allowed here (tools.allow and "
+                "tools.deny of the service's configuration)",
+                tool=name,
+            )
 
     def offered(self, names: Iterable[str]) -> list[str]:
         """The allowed ones of `names`, in their order (what a tool list announces)."""

@@ -1,29 +1,34 @@
 """Reading a POST /act body against the act table (clawd/acts.py): each field by its type's
 reader, batches within their limits. Every problem is a 400 that names the field (or a 403 for
 script when browser.evaluateEnabled is false) before anything runs."""
+
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from clawd import acts, errors, ref_syntax
-from clawd.page.act import keys
 from clawd.coerce import as_bool, as_int, as_list, as_number, as_object, as_str
+from clawd.page.act import keys
 
 E = errors.ActInvalidRequest
 # What a CSS selector has and a ref never does (a ref is e12, f1e3, ax4, 12, @e12, ref=e12).
 _CSS_HINT = re.compile(r"[#.\[\]:>~+*()=\"' ]|^[a-zA-Z]+$")
 
 
-def read(body: Any, *, evaluate_enabled: bool = True, depth: int = 1,
-         where: str = "") -> acts.Action:
+def read(
+    body: Any, *, evaluate_enabled: bool = True, depth: int = 1, where: str = ""
+) -> acts.Action:
     """The validated action, or the 400/403 that names what is wrong (nothing has run yet)."""
     if not isinstance(body, dict):
         raise E(f"{where or 'action'} must be an object")
     kind = _kind(body.get("kind"), where)
     if "selector" in body and kind.param("selector") is None:
-        raise errors.ActSelectorUnsupported(f"{where}selector: CSS selectors are not accepted for "
-                                            "actions; take a snapshot and pass the element's ref")
+        raise errors.ActSelectorUnsupported(
+            f"{where}selector: CSS selectors are not accepted for "
+            "actions; take a snapshot and pass the element's ref"
+        )
     args = _fields(body, kind, where)
     missing = sorted(p.name for p in kind.params if p.required and p.name not in args)
     if missing:
@@ -49,8 +54,9 @@ def _fields(body: dict, kind: acts.Kind, where: str) -> dict:
         param = kind.param(name)
         if param is None:
             allowed = sorted(p.name for p in (*acts.COMMON, *kind.params))
-            raise E(f"{where}{name}: unknown field for kind {kind.name}; allowed: "
-                    f"{', '.join(allowed)}")
+            raise E(
+                f"{where}{name}: unknown field for kind {kind.name}; allowed: {', '.join(allowed)}"
+            )
         if value is not None:
             args[name] = READERS[param.type](param, value, where + name)
     return args
@@ -62,8 +68,9 @@ def _check_kind(kind: acts.Kind, args: dict, evaluate_enabled: bool, where: str)
     for param in kind.params:
         if param.script and param.name in args and not evaluate_enabled:
             what = kind.name if param.required else f"{kind.name} {param.name}"
-            raise errors.ActEvaluateDisabled(f"{what} is disabled by browser.evaluateEnabled: "
-                                             "false")
+            raise errors.ActEvaluateDisabled(
+                f"{what} is disabled by browser.evaluateEnabled: false"
+            )
 
 
 def _batch(items: list, evaluate_enabled: bool, depth: int, where: str) -> list[acts.Action]:
@@ -74,17 +81,22 @@ def _batch(items: list, evaluate_enabled: bool, depth: int, where: str) -> list[
         raise E(f"{where}actions: at most {acts.MAX_BATCH} actions in a batch, not {len(items)}")
     if not items:
         raise E(f"{where}actions must list at least one action")
-    return [read(item, evaluate_enabled=evaluate_enabled, depth=depth + 1,
-                 where=f"{where}actions[{i}].")
-            for i, item in enumerate(items)]
+    return [
+        read(
+            item, evaluate_enabled=evaluate_enabled, depth=depth + 1, where=f"{where}actions[{i}]."
+        )
+        for i, item in enumerate(items)
+    ]
 
 
 # -- one reader per field type (acts.TYPES); each names the field in its error ------------------
 def _ref(p: acts.Param, value: Any, where: str) -> str:
     ref = as_str(value, where, error=E).strip()
     if not ref_syntax.is_ref(ref) and _CSS_HINT.search(ref):
-        raise errors.ActSelectorUnsupported(f"{where}: {ref!r} looks like a CSS selector; actions "
-                                            "take refs (e12) from GET /snapshot")
+        raise errors.ActSelectorUnsupported(
+            f"{where}: {ref!r} looks like a CSS selector; actions "
+            "take refs (e12) from GET /snapshot"
+        )
     return ref
 
 
@@ -100,12 +112,17 @@ def _key(p: acts.Param, value: Any, where: str) -> str:
 
 
 def _modifiers(p: acts.Param, value: Any, where: str) -> list:
-    names = ([part.strip() for part in value.split("+") if part.strip()] if isinstance(value, str)
-             else as_list(value, where, error=E))
+    names = (
+        [part.strip() for part in value.split("+") if part.strip()]
+        if isinstance(value, str)
+        else as_list(value, where, error=E)
+    )
     for name in names:
         if not isinstance(name, str) or keys.modifier_name(name) is None:
-            raise E(f"{where}: unknown modifier {name!r}; use {', '.join(acts.MODIFIERS[:-1])} or "
-                    f"{acts.MODIFIERS[-1]}")
+            raise E(
+                f"{where}: unknown modifier {name!r}; use {', '.join(acts.MODIFIERS[:-1])} or "
+                f"{acts.MODIFIERS[-1]}"
+            )
     return names
 
 
@@ -169,7 +186,17 @@ def _list(p: acts.Param, value: Any, where: str) -> list:
 
 
 READERS: dict[str, Callable[[acts.Param, Any, str], Any]] = {
-    "ref": _ref, "string": _string, "text": _text, "key": _key, "boolean": _boolean,
-    "integer": _integer, "number": _number, "choice": _choice, "modifiers": _modifiers,
-    "strings": _strings, "fields": _fill_fields, "actions": _list, "timeout": _timeout,
+    "ref": _ref,
+    "string": _string,
+    "text": _text,
+    "key": _key,
+    "boolean": _boolean,
+    "integer": _integer,
+    "number": _number,
+    "choice": _choice,
+    "modifiers": _modifiers,
+    "strings": _strings,
+    "fields": _fill_fields,
+    "actions": _list,
+    "timeout": _timeout,
 }

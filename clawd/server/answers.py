@@ -1,5 +1,6 @@
 """The shape of an answer about a tab: `{ok, targetId, tabId, ...}` (DESIGN.md §6). Endpoints wrap
 what the page layer returned in it; the page layer returns plain data."""
+
 from __future__ import annotations
 
 

@@ -1,5 +1,6 @@
 """The HTTP server: a ThreadingHTTPServer carrying the service, the router, and the requests in
 flight, so that whoever stops it (daemon.py) can drain it in order."""
+
 from __future__ import annotations
 
 import contextlib
@@ -61,8 +62,8 @@ class ClawdServer(ThreadingHTTPServer):
     def __init__(self, service: Service, host: str, port: int):
         self.service = service
         self.router = Router(ROUTES)
-        self.in_flight = InFlight()          # every Handler registers here while it runs
-        self.draining = threading.Event()    # set: each connection closes after its answer
+        self.in_flight = InFlight()  # every Handler registers here while it runs
+        self.draining = threading.Event()  # set: each connection closes after its answer
         if ":" in host:
             self.address_family = socket.AF_INET6
         super().__init__((host, port), Handler)

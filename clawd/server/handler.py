@@ -1,5 +1,6 @@
 """The one request handler: parse, guard (Host, CSRF, auth), route, JSON in and out, and the
 only place exceptions become HTTP statuses. No traceback ever reaches a client."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ log = logging.getLogger("clawd.server")
 access_log = logging.getLogger("clawd.access")
 
 MAX_BODY = 1 << 20
-LINGER_BYTES = 8 << 20      # what we read and drop after refusing a body, at most
+LINGER_BYTES = 8 << 20  # what we read and drop after refusing a body, at most
 LINGER_SECONDS = 2.0
 MAX_HEADER_LINE = 65536
 MAX_HEADERS = 100
@@ -39,7 +40,8 @@ class Handler(BaseHTTPRequestHandler):
     """One connection's requests, each answered exactly once: by its endpoint, or by the server
     giving up on it (`answer_instead`, at shutdown). Its server carries the service, the router,
     the requests in flight and whether it is draining (server/app.py)."""
-    protocol_version = "HTTP/1.1"   # keep-alive: a client reuses its connection
+
+    protocol_version = "HTTP/1.1"  # keep-alive: a client reuses its connection
     server_version = f"clawd/{__version__}"
 
     # The request line and headers are read here, not by http.server: its parser goes through
@@ -63,7 +65,7 @@ class Handler(BaseHTTPRequestHandler):
                 raise errors.InvalidRequest(f"HTTP/{major}.{minor} is not supported; send HTTP/1.1")
             self.command, self.path, self.request_version = words
             self.close_connection = (major, minor) < (1, 1)
-            if self.path.startswith("//"):   # //host/x reads as a URL without scheme to clients
+            if self.path.startswith("//"):  # //host/x reads as a URL without scheme to clients
                 self.path = "/" + self.path.lstrip("/")
             self.headers = read_headers(self.rfile)
         except errors.ClawdError as exc:
@@ -75,13 +77,15 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
         elif connection == "keep-alive":
             self.close_connection = False
-        if (self.headers.get("Expect") or "").lower() == "100-continue" and self.request_version != "HTTP/1.0":
+        if (
+            self.headers.get("Expect") or ""
+        ).lower() == "100-continue" and self.request_version != "HTTP/1.0":
             return self.handle_expect_100()
         return True
 
     def setup(self):
         super().setup()
-        self._answer_lock = threading.Lock()   # the endpoint's answer against shutdown's
+        self._answer_lock = threading.Lock()  # the endpoint's answer against shutdown's
         self._answered = False
         # headers and body leave in one write below; without NODELAY a keep-alive client still
         # waits out the delayed ACK (about 40 ms a request here)
@@ -105,7 +109,7 @@ class Handler(BaseHTTPRequestHandler):
     def _handle(self, method: str) -> None:
         server = self.server
         if server.draining.is_set():
-            self.close_connection = True   # answer this one, then let the client go
+            self.close_connection = True  # answer this one, then let the client go
         with server.in_flight.track(self):
             self._serve(method)
 
@@ -115,15 +119,20 @@ class Handler(BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         request = None
         try:
-            route, params, unmatched = self._route(method, url.path)   # its body limit, before reading
+            route, params, unmatched = self._route(
+                method, url.path
+            )  # its body limit, before reading
             raw = self._read_body(route.raw_limit if route and route.raw_limit else MAX_BODY)
             service.request_guard.check(method, self.headers)
             service.auth.check(self.headers)
-            if unmatched is not None:       # after auth: no route names leak to a stranger
+            if unmatched is not None:  # after auth: no route names leak to a stranger
                 raise unmatched
-            if route.tool is not None:      # the agent tool the route belongs to may be denied
+            if route.tool is not None:  # the agent tool the route belongs to may be denied
                 service.tool_policy().check(route.tool)
-            query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
+            query = {
+                k: v[-1]
+                for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()
+            }
             body, raw = ({}, raw) if route.raw_limit else (_parse_json(raw), b"")
             request = Request(service, method, url.path, query, self.headers, body, params, raw)
             request.read(route.body, body, "body")
@@ -136,15 +145,24 @@ class Handler(BaseHTTPRequestHandler):
                 log.warning("%s %s: %s (%s)", method, url.path, exc.message, exc.code)
         except Exception:
             log.exception("unexpected error in %s %s", method, url.path)
-            status, result = 500, {"error": "internal error; see the service log", "code": "INTERNAL"}
+            status, result = (
+                500,
+                {"error": "internal error; see the service log", "code": "INTERNAL"},
+            )
         try:
             if self._answer(status, result) and status == errors.BodyTooLarge.http_status:
                 self._linger()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
-        access_log.info("%s %s %d %.1fms profile=%s tab=%s", method, url.path, status,
-                        (time.perf_counter() - started) * 1000,
-                        request.profile_used if request else "-", request.tab_used if request else "-")
+        access_log.info(
+            "%s %s %d %.1fms profile=%s tab=%s",
+            method,
+            url.path,
+            status,
+            (time.perf_counter() - started) * 1000,
+            request.profile_used if request else "-",
+            request.tab_used if request else "-",
+        )
 
     def _route(self, method: str, path: str):
         try:
@@ -156,7 +174,9 @@ class Handler(BaseHTTPRequestHandler):
         length_header = self.headers.get("Content-Length")
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             self.close_connection = True
-            raise errors.InvalidRequest("chunked request bodies are not supported; send Content-Length")
+            raise errors.InvalidRequest(
+                "chunked request bodies are not supported; send Content-Length"
+            )
         if not length_header:
             return b""
         try:
@@ -168,8 +188,10 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise errors.InvalidRequest("Content-Length is negative")
         if length > limit:
-            self.close_connection = True   # do not read a body we refuse; the socket is dropped
-            raise errors.BodyTooLarge(f"request body of {length} bytes is over the {_size(limit)} limit")
+            self.close_connection = True  # do not read a body we refuse; the socket is dropped
+            raise errors.BodyTooLarge(
+                f"request body of {length} bytes is over the {_size(limit)} limit"
+            )
         return self.rfile.read(length)
 
     def answer_instead(self, exc: errors.ClawdError, timeout: float = 0.5) -> bool:
@@ -177,7 +199,7 @@ class Handler(BaseHTTPRequestHandler):
         its answer already: for a server that gives up on it (shutdown), so the client gets a
         code rather than a dropped connection. The endpoint's answer, if it comes, is dropped."""
         if not self._answer_lock.acquire(timeout=timeout):
-            return False     # the endpoint is writing its answer right now
+            return False  # the endpoint is writing its answer right now
         try:
             if self._answered:
                 return False
@@ -204,8 +226,12 @@ class Handler(BaseHTTPRequestHandler):
             self._send_file(result)
             return
         payload = json.dumps(result if result is not None else {"ok": True}).encode("utf-8")
-        head = (f"HTTP/1.1 {status} {_reason(status)}\r\nServer: {self.server_version}\r\nDate: {_http_date()}\r\n"
-                f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\nCache-Control: no-store\r\n")
+        head = (
+            f"HTTP/1.1 {status} {_reason(status)}\r\nServer: {self.server_version}\r\n"
+            f"Date: {_http_date()}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+            "Cache-Control: no-store\r\n"
+        )
         if self.close_connection:
             head += "Connection: close\r\n"
         self.wfile.write((head + "\r\n").encode("latin-1") + payload)
@@ -237,7 +263,7 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             shutil.copyfileobj(source, self.wfile)
 
-    def log_message(self, format, *args):   # the access line above replaces http.server's
+    def log_message(self, format, *args):  # the access line above replaces http.server's
         pass
 
     def __str__(self) -> str:
@@ -247,6 +273,7 @@ class Handler(BaseHTTPRequestHandler):
 class Headers:
     """Request headers by case-insensitive name; a repeated header reads as its first value
     (as http.server's did)."""
+
     __slots__ = ("_values",)
 
     def __init__(self, pairs: list[tuple[str, str]]):

@@ -1,5 +1,6 @@
 """Media files (screenshots, PDFs, labelled snapshots) under $CLAWD_HOME/media: named uniquely,
 answered as {path, mediaUrl}, served back by name through GET /media/<name>."""
+
 from __future__ import annotations
 
 import pathlib
@@ -10,8 +11,14 @@ import time
 from clawd import errors
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-CONTENT_TYPES = {".png": "image/png", ".jpeg": "image/jpeg", ".jpg": "image/jpeg",
-                 ".pdf": "application/pdf", ".json": "application/json", ".zip": "application/zip"}
+CONTENT_TYPES = {
+    ".png": "image/png",
+    ".jpeg": "image/jpeg",
+    ".jpg": "image/jpeg",
+    ".pdf": "application/pdf",
+    ".json": "application/json",
+    ".zip": "application/zip",
+}
 
 
 class MediaStore:

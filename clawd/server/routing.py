@@ -1,11 +1,13 @@
 """The route table machinery: `route(...)` lines, matching a method and path to an endpoint,
 and the Request an endpoint receives."""
+
 from __future__ import annotations
 
 import re
 import urllib.parse
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from clawd import errors
 from clawd.server.validation import Field, read_fields
@@ -18,16 +20,23 @@ class Route:
     method: str
     pattern: str
     endpoint: Endpoint
-    body: dict[str, Field] | None = None      # None: the endpoint reads its body itself
+    body: dict[str, Field] | None = None  # None: the endpoint reads its body itself
     query: dict[str, Field] | None = None
     regex: re.Pattern = field(default=None, compare=False)
-    raw_limit: int | None = None              # the body is bytes (request.raw), up to this many
-    tool: str | None = "browser"              # the agent tool it belongs to (tools.allow/deny)
+    raw_limit: int | None = None  # the body is bytes (request.raw), up to this many
+    tool: str | None = "browser"  # the agent tool it belongs to (tools.allow/deny)
 
 
-def route(method: str, pattern: str, endpoint: Endpoint, *, body: dict[str, Field] | None = None,
-          query: dict[str, Field] | None = None, raw_limit: int | None = None,
-          tool: str | None = "browser") -> Route:
+def route(
+    method: str,
+    pattern: str,
+    endpoint: Endpoint,
+    *,
+    body: dict[str, Field] | None = None,
+    query: dict[str, Field] | None = None,
+    raw_limit: int | None = None,
+    tool: str | None = "browser",
+) -> Route:
     regex = re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", pattern) + "$")
     return Route(method, pattern, endpoint, body, query, regex, raw_limit, tool)
 
@@ -47,21 +56,34 @@ class Router:
             found = candidate.regex.match(path)
             if found is None:
                 continue
-            if candidate.method == method:   # a segment is matched raw, then decoded (%2F stays in it)
+            if (
+                candidate.method == method
+            ):  # a segment is matched raw, then decoded (%2F stays in it)
                 return candidate, {k: urllib.parse.unquote(v) for k, v in found.groupdict().items()}
             allowed.append(candidate.method)
         if allowed:
-            raise errors.MethodNotAllowed(f"{method} is not allowed on {path}; use {', '.join(sorted(set(allowed)))}")
+            raise errors.MethodNotAllowed(
+                f"{method} is not allowed on {path}; use {', '.join(sorted(set(allowed)))}"
+            )
         raise errors.RouteNotFound(f"no route {method} {path}")
 
 
 class Request:
     """What an endpoint sees. `args` holds the body (or query) fields read by the route's spec."""
 
-    def __init__(self, service, method: str, path: str, query: Mapping[str, str],
-                 headers: Mapping[str, str], body: dict, params: dict[str, str], raw: bytes = b""):
+    def __init__(
+        self,
+        service,
+        method: str,
+        path: str,
+        query: Mapping[str, str],
+        headers: Mapping[str, str],
+        body: dict,
+        params: dict[str, str],
+        raw: bytes = b"",
+    ):
         self.service = service
-        self.raw = raw                  # the body of a raw_limit route; such routes have body == {}
+        self.raw = raw  # the body of a raw_limit route; such routes have body == {}
         self.method = method
         self.path = path
         self.query = dict(query)
@@ -80,7 +102,11 @@ class Request:
     @property
     def profile_name(self) -> str:
         """?profile= wins over the body's profile; else the default profile."""
-        name = self.query.get("profile") or self.body.get("profile") or self.service.profiles.default_name
+        name = (
+            self.query.get("profile")
+            or self.body.get("profile")
+            or self.service.profiles.default_name
+        )
         if not isinstance(name, str):
             raise errors.InvalidRequest("profile must be a string")
         return name

@@ -1,5 +1,6 @@
 """The service's state, shared by every request: the config, the state layout, the profile
 registry with one BrowserRuntime per profile, the navigation policy, auth and media."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -15,8 +16,8 @@ from clawd.page.observe.interception import NavigationGuard
 from clawd.security.auth import authenticator_for
 from clawd.security.csrf import RequestGuard
 from clawd.security.proxy import PinningProxy
-from clawd.security.tools import ToolPolicy
 from clawd.security.ssrf import CachedResolver, NavigationPolicy, system_resolver
+from clawd.security.tools import ToolPolicy
 from clawd.server.media import MediaStore
 
 log = logging.getLogger("clawd.server")
@@ -28,19 +29,24 @@ class Service:
         self.layout = StateLayout(config.home)
         self.layout.ensure()
         self.resolver = resolver or system_resolver
-        self.policy = NavigationPolicy(config.browser.ssrf_policy, resolver=CachedResolver(self.resolver))
+        self.policy = NavigationPolicy(
+            config.browser.ssrf_policy, resolver=CachedResolver(self.resolver)
+        )
         self.guard = NavigationGuard(self.policy, strict=config.browser.ssrf_policy.strict)
         self.hooks = [*tab_hooks(self.guard, self.layout), *extra_hooks]
         self.profiles = ProfileRegistry(config.browser, self.layout)
-        self.auth = authenticator_for(config.server.auth.token, config.server.auth.password,
-                                      self.layout.auth_token)
+        self.auth = authenticator_for(
+            config.server.auth.token, config.server.auth.password, self.layout.auth_token
+        )
         self.request_guard = RequestGuard([config.server.host])
         self.media = MediaStore(self.layout.media)
         # strict: every request of a managed browser goes through a proxy that pins DNS answers
-        self.proxy = PinningProxy(self.policy).start() if config.browser.ssrf_policy.strict else None
+        self.proxy = (
+            PinningProxy(self.policy).start() if config.browser.ssrf_policy.strict else None
+        )
         self._runtimes: dict[str, BrowserRuntime] = {}
         self._tools = (config.tools, ToolPolicy.from_config(config.tools))
-        self._web = None      # the web tier, made on first use (web/ imports trafilatura lazily)
+        self._web = None  # the web tier, made on first use (web/ imports trafilatura lazily)
         self._lock = threading.Lock()
 
     def tool_policy(self) -> ToolPolicy:
@@ -53,6 +59,7 @@ class Service:
     def web(self):
         """The web tier (web_fetch, web_search), built again when a reload changed its settings."""
         from clawd.web.tier import WebTier, settings_of
+
         with self._lock:
             if self._web is None or self._web.source != settings_of(self.config):
                 self._web = WebTier(self.config, resolver=self.resolver)
@@ -65,8 +72,13 @@ class Service:
             if runtime is None or (runtime.profile is not profile and runtime.profile != profile):
                 if runtime is not None:
                     runtime.stop()
-                runtime = BrowserRuntime(profile, self.config.browser, self.layout, hooks=self.hooks,
-                                         launch_args=self.proxy.chromium_args() if self.proxy else ())
+                runtime = BrowserRuntime(
+                    profile,
+                    self.config.browser,
+                    self.layout,
+                    hooks=self.hooks,
+                    launch_args=self.proxy.chromium_args() if self.proxy else (),
+                )
                 self._runtimes[profile.name] = runtime
             return runtime
 
@@ -99,14 +111,20 @@ def with_allowed_hosts(config: Config, hosts) -> Config:
         return config
     policy = config.browser.ssrf_policy
     merged = tuple(dict.fromkeys([*policy.allowed_hostnames, *hosts]))
-    browser = dataclasses.replace(config.browser,
-                                  ssrf_policy=dataclasses.replace(policy, allowed_hostnames=merged))
+    browser = dataclasses.replace(
+        config.browser, ssrf_policy=dataclasses.replace(policy, allowed_hostnames=merged)
+    )
     return dataclasses.replace(config, browser=browser)
 
 
 def refuse_unsafe_bind(config: Config) -> None:
     from clawd.security.csrf import is_loopback_host
+
     auth = config.server.auth
     if not is_loopback_host(config.server.host) and not (auth.token or auth.password):
-        raise errors.ConfigError([f"$.server.host: {config.server.host} is not loopback; binding it needs "
-                                  "server.auth.token or server.auth.password (or CLAWD_TOKEN)"])
+        raise errors.ConfigError(
+            [
+                f"$.server.host: {config.server.host} is not loopback; binding it needs "
+                "server.auth.token or server.auth.password (or CLAWD_TOKEN)"
+            ]
+        )

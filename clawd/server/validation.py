@@ -1,20 +1,21 @@
 """The fields a route reads out of its JSON body or query string (`Field`, `req`, `opt`, `alias`,
 `read_fields`); the typed readers themselves are clawd/coerce.py's, importable from here."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from clawd import errors
-from clawd.coerce import (FALSE, TRUE, as_bool, as_int, as_list, as_number,  # noqa: F401
-                          as_object, as_str)
+from clawd.coerce import FALSE, TRUE, as_bool, as_int, as_list, as_number, as_object, as_str  # noqa: F401
 
 
 @dataclass(frozen=True)
 class Field:
     read: Callable[[Any, str], Any] | None
     required: bool = False
-    alias_of: str | None = None     # another name for that field (OpenClaw's, DESIGN.md §17)
+    alias_of: str | None = None  # another name for that field (OpenClaw's, DESIGN.md §17)
 
 
 def req(read: Callable[[Any, str], Any]) -> Field:
@@ -39,7 +40,9 @@ def read_fields(data: dict, spec: dict[str, Field], where: str = "body") -> dict
     read (and coerced) by each field's reader. Returns the read values of the keys present."""
     unknown = sorted(set(data) - set(spec) - COMMON)
     if unknown:
-        raise errors.InvalidRequest(f"unknown {where} field {unknown[0]!r}; allowed: {', '.join(sorted(spec)) or 'none'}")
+        raise errors.InvalidRequest(
+            f"unknown {where} field {unknown[0]!r}; allowed: {', '.join(sorted(spec)) or 'none'}"
+        )
     out = {}
     for name, field in spec.items():
         if field.alias_of is not None:
@@ -51,8 +54,10 @@ def read_fields(data: dict, spec: dict[str, Field], where: str = "body") -> dict
             continue
         values = [(n, field.read(v, n)) for n, v in given]
         if any(v != values[0][1] for _, v in values[1:]):
-            raise errors.InvalidRequest(f"{where} fields {' and '.join(repr(n) for n, _ in values)} name the "
-                                        "same thing with different values; give one")
+            raise errors.InvalidRequest(
+                f"{where} fields {' and '.join(repr(n) for n, _ in values)} name the "
+                "same thing with different values; give one"
+            )
         out[name] = values[0][1]
     return out
 

@@ -1,26 +1,33 @@
 """The web tier's in-memory answer cache: a time-to-live per entry and at most `max_entries`
 entries, the least recently used leaving first. It only ever holds what a fetch or a search
 answered; the callers choose the keys (DESIGN.md §13: url + mode + maxChars)."""
+
 from __future__ import annotations
 
 import collections
 import copy
 import threading
 import time
-from typing import Callable, Hashable
+from collections.abc import Callable, Hashable
 
 MAX_ENTRIES = 100
 
 
 class TtlCache:
-    def __init__(self, ttl_seconds: float, *, max_entries: int = MAX_ENTRIES,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        ttl_seconds: float,
+        *,
+        max_entries: int = MAX_ENTRIES,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.ttl = ttl_seconds
         self.max_entries = max_entries
         self._clock = clock
         self._lock = threading.Lock()
         self._entries: collections.OrderedDict[Hashable, tuple[float, dict]] = (
-            collections.OrderedDict())
+            collections.OrderedDict()
+        )
 
     @property
     def enabled(self) -> bool:
@@ -38,7 +45,7 @@ class TtlCache:
                 del self._entries[key]
                 return None
             self._entries.move_to_end(key)
-            return copy.deepcopy(hit[1])   # callers add cached/tookMs: never to our copy
+            return copy.deepcopy(hit[1])  # callers add cached/tookMs: never to our copy
 
     def put(self, key: Hashable, value: dict) -> None:
         if not self.enabled:

@@ -1,6 +1,7 @@
 """What a fetched body is and how to read it as text: its kind (html, markdown, json, text or
 binary) from the Content-Type header or, without one, from the bytes; its characters by the
 header's charset, then the document's own <meta charset>, then detection."""
+
 from __future__ import annotations
 
 import codecs
@@ -8,24 +9,43 @@ import re
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
-TEXT_APPLICATION_TYPES = frozenset({
-    "application/xml", "application/javascript", "application/ecmascript", "application/x-yaml",
-    "application/yaml", "application/toml", "application/x-sh", "application/rss+xml",
-    "application/atom+xml",
-})
+TEXT_APPLICATION_TYPES = frozenset(
+    {
+        "application/xml",
+        "application/javascript",
+        "application/ecmascript",
+        "application/x-yaml",
+        "application/yaml",
+        "application/toml",
+        "application/x-sh",
+        "application/rss+xml",
+        "application/atom+xml",
+    }
+)
 SNIFF_BYTES = 4096
 
 _META_CHARSET = re.compile(
-    rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]{1,40})""", re.IGNORECASE)
+    rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]{1,40})""", re.IGNORECASE
+)
 _HTML_START = re.compile(
     rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|meta|title|div|p)\b",
-    re.IGNORECASE | re.DOTALL)
+    re.IGNORECASE | re.DOTALL,
+)
 # WHATWG Encoding: these labels mean windows-1252 on the web, whatever Python's codecs say
-_WEB_ALIASES = {"iso-8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252",
-                "us-ascii": "cp1252", "ascii": "cp1252", "iso8859-1": "cp1252",
-                "x-user-defined": "cp1252"}
-_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
-         (codecs.BOM_UTF16_BE, "utf-16"))
+_WEB_ALIASES = {
+    "iso-8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "iso8859-1": "cp1252",
+    "x-user-defined": "cp1252",
+}
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 
 def media_type(content_type: str | None) -> str:
@@ -53,7 +73,7 @@ def declared_kind(content_type: str | None) -> str | None:
     """The kind the Content-Type header declares; None when it says nothing useful."""
     mtype = media_type(content_type)
     if not mtype or mtype in ("application/octet-stream", "binary/octet-stream"):
-        return None        # servers label anything so: look at the bytes
+        return None  # servers label anything so: look at the bytes
     if mtype in HTML_TYPES:
         return "html"
     if mtype in MARKDOWN_TYPES:
@@ -82,7 +102,7 @@ def _decodes(head: bytes) -> bool:
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return exc.start >= len(head) - 3        # cut in the middle of the last character
+        return exc.start >= len(head) - 3  # cut in the middle of the last character
     return True
 
 
@@ -95,7 +115,7 @@ def decode(body: bytes, content_type: str | None, kind: str) -> tuple[str, str]:
 def _encoding_for(body: bytes, content_type: str | None, kind: str) -> str:
     for bom, name in _BOMS:
         if body.startswith(bom):
-            return name              # a byte order mark wins over every label (WHATWG)
+            return name  # a byte order mark wins over every label (WHATWG)
     for label in (header_charset(content_type), _meta_charset(body) if kind == "html" else None):
         known = _known(label)
         if known:
@@ -125,6 +145,7 @@ def _known(label: str | None) -> str | None:
 
 
 def _detected(body: bytes) -> str:
-    from charset_normalizer import from_bytes   # ships with requests; only for unlabelled bytes
+    from charset_normalizer import from_bytes  # ships with requests; only for unlabelled bytes
+
     best = from_bytes(body[:65536]).best()
     return best.encoding if best is not None else "utf-8"

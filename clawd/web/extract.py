@@ -2,6 +2,7 @@
 lists, links and tables), the whole body's text when it finds nothing, JSON pretty-printed,
 markdown and plain text as they are. trafilatura is imported on first use: it takes longer to
 import than the whole service takes to start."""
+
 from __future__ import annotations
 
 import html
@@ -16,8 +17,11 @@ from clawd import errors
 MODES = ("markdown", "text")
 
 _TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
-_OG_TITLE = re.compile(r"""<meta\b[^>]*?property\s*=\s*["']og:title["'][^>]*?content\s*=\s*"""
-                       r"""["']([^"']*)["']""", re.IGNORECASE)
+_OG_TITLE = re.compile(
+    r"""<meta\b[^>]*?property\s*=\s*["']og:title["'][^>]*?content\s*=\s*"""
+    r"""["']([^"']*)["']""",
+    re.IGNORECASE,
+)
 _SPACES = re.compile(r"\s+")
 _MD_TITLE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _SCRIPT = re.compile(r"<script\b", re.IGNORECASE)
@@ -29,11 +33,12 @@ log = logging.getLogger("clawd.web")
 class Extracted:
     text: str
     title: str
-    extractor: str       # markdown | trafilatura | fallback | json | text
+    extractor: str  # markdown | trafilatura | fallback | json | text
 
 
-def extract(body: str, kind: str, mode: str, *, url: str | None = None,
-            main_content: bool = True) -> Extracted:
+def extract(
+    body: str, kind: str, mode: str, *, url: str | None = None, main_content: bool = True
+) -> Extracted:
     """`kind` is decode.kind_of's answer; binary bodies are refused with 415."""
     if kind == "html":
         return extract_html(body, mode, url=url, main_content=main_content)
@@ -43,12 +48,15 @@ def extract(body: str, kind: str, mode: str, *, url: str | None = None,
         return _json(body)
     if kind == "text":
         return Extracted(body, "", "text")
-    raise errors.WebUnsupportedContent("web_fetch reads HTML, markdown, JSON and text; this is "
-                                       "binary content (an image, a download)")
+    raise errors.WebUnsupportedContent(
+        "web_fetch reads HTML, markdown, JSON and text; this is "
+        "binary content (an image, a download)"
+    )
 
 
-def extract_html(page: str, mode: str, *, url: str | None = None,
-                 main_content: bool = True) -> Extracted:
+def extract_html(
+    page: str, mode: str, *, url: str | None = None, main_content: bool = True
+) -> Extracted:
     title = html_title(page)
     text = _main_content(page, mode, url) if main_content else ""
     if text:
@@ -60,7 +68,7 @@ def _main_content(page: str, mode: str, url: str | None) -> str:
     trafilatura = _trafilatura()
     try:
         text = trafilatura.extract(page, url=url, **options(mode))
-    except Exception as exc:    # hostile pages reach a third-party parser: any failure of it
+    except Exception as exc:  # hostile pages reach a third-party parser: any failure of it
         _log_failure(url, exc)  # (lxml's, a RecursionError) leaves the fallback to read the body
         return ""
     return (text or "").strip()
@@ -73,8 +81,12 @@ def options(mode: str) -> dict:
     trafilatura prune comment sections before it looks for the main text."""
     common = {"include_comments": False, "include_tables": True, "include_images": False}
     if mode == "markdown":
-        return {**common, "output_format": "markdown", "include_formatting": True,
-                "include_links": True}
+        return {
+            **common,
+            "output_format": "markdown",
+            "include_formatting": True,
+            "include_links": True,
+        }
     return {**common, "output_format": "txt"}
 
 
@@ -82,7 +94,7 @@ def whole_text(page: str) -> str:
     """The whole body's text (trafilatura's own html2txt; scripts and styles left out)."""
     try:
         return (_trafilatura().html2txt(page, clean=True) or "").strip()
-    except Exception as exc:    # as above: whatever the parser raises, the answer is no text
+    except Exception as exc:  # as above: whatever the parser raises, the answer is no text
         _log_failure(None, exc)
         return ""
 
@@ -112,7 +124,7 @@ def _json(body: str) -> Extracted:
 
 
 def _trafilatura():
-    with _import_lock:       # two first requests at once must not both half-import it
+    with _import_lock:  # two first requests at once must not both half-import it
         import trafilatura
     return trafilatura
 

@@ -2,6 +2,7 @@
 in URLs, every hop judged by the navigation policy and connected to the addresses it judged
 (DNS pinning), redirects followed by hand, the body read streaming up to a byte limit, and one
 time limit for all of it. What the bytes say is extract.py's business."""
+
 from __future__ import annotations
 
 import urllib.parse
@@ -26,10 +27,11 @@ CHUNK = 65536
 @dataclass(frozen=True)
 class Fetched:
     """One fetch as it came: the final URL, the site's status, and the body (maybe cut short)."""
+
     url: str
     status: int
     content_type: str
-    kind: str            # decode.kind_of: html | markdown | json | text | binary
+    kind: str  # decode.kind_of: html | markdown | json | text | binary
     body: bytes
     truncated: bool
     headers: dict
@@ -56,9 +58,15 @@ class PageFetcher:
     """GETs one URL under web.fetch's limits. `resolver`, `connect` and `verify` are seams:
     tests hand in a stub resolver, a connector that maps addresses, a CA bundle."""
 
-    def __init__(self, config: WebFetchConfig, policy: SsrfPolicy, *,
-                 resolver: Resolver | None = None, connect: Connector = default_connect,
-                 verify: bool | str = True):
+    def __init__(
+        self,
+        config: WebFetchConfig,
+        policy: SsrfPolicy,
+        *,
+        resolver: Resolver | None = None,
+        connect: Connector = default_connect,
+        verify: bool | str = True,
+    ):
         self.config = config
         self.policy = policy
         self._resolve = resolver or system_resolver
@@ -75,15 +83,14 @@ class PageFetcher:
         except errors.InvalidRequest as exc:
             raise errors.WebInvalidUrl(f"not a URL web_fetch can read: {exc.message}") from None
         if scheme not in ("http", "https") or not host:
-            raise errors.WebInvalidUrl(
-                f"web_fetch reads http: and https: URLs only, not {scheme}:")
+            raise errors.WebInvalidUrl(f"web_fetch reads http: and https: URLs only, not {scheme}:")
         try:
             split = urllib.parse.urlsplit(url.strip().replace("\\", "/"))
             port = split.port
         except ValueError:
             raise errors.WebInvalidUrl("not a URL web_fetch can read") from None
         if _credentials(split):
-            raise _with_credentials()            # before the name is even resolved
+            raise _with_credentials()  # before the name is even resolved
         if port == 0:
             raise errors.WebInvalidUrl("port 0 is not a port web_fetch can reach")
         return url.strip()
@@ -93,7 +100,7 @@ class PageFetcher:
         policy = NavigationPolicy(self.policy, resolver=_OnceResolver(self._resolve))
         limit = self.config.max_response_bytes
         with Deadline(self.config.timeout_seconds) as deadline, requests.Session() as session:
-            session.trust_env = False      # no proxies, no .netrc: nothing but the pinned hop
+            session.trust_env = False  # no proxies, no .netrc: nothing but the pinned hop
             return self._follow(session, policy, url, deadline, limit)
 
     def _follow(self, session, policy, url, deadline, limit) -> Fetched:
@@ -118,24 +125,41 @@ class PageFetcher:
         left = deadline.left()
         deadline.check()
         with _translated(url, deadline, "connect"):
-            return session.get(url, headers=self._headers(), stream=True, allow_redirects=False,
-                               verify=self._verify, timeout=(min(CONNECT_TIMEOUT, left), left))
+            return session.get(
+                url,
+                headers=self._headers(),
+                stream=True,
+                allow_redirects=False,
+                verify=self._verify,
+                timeout=(min(CONNECT_TIMEOUT, left), left),
+            )
 
     def _headers(self) -> dict:
-        return {"User-Agent": self.config.user_agent, "Accept": ACCEPT,
-                "Accept-Language": ACCEPT_LANGUAGE}
+        return {
+            "User-Agent": self.config.user_agent,
+            "Accept": ACCEPT,
+            "Accept-Language": ACCEPT_LANGUAGE,
+        }
 
     def _read(self, response, url, deadline, limit, redirects) -> Fetched:
         content_type = response.headers.get("Content-Type", "")
         with response, _translated(url, deadline, "read"):
             if decode.declared_kind(content_type) == "binary":
-                raise _unsupported(content_type)     # refused before a byte of it is read
+                raise _unsupported(content_type)  # refused before a byte of it is read
             body, truncated = _read_body(response, deadline, limit)
         kind = decode.kind_of(content_type, body)
         if kind == "binary":
             raise _unsupported(content_type or "unlabelled binary data")
-        return Fetched(url, response.status_code, content_type, kind, body, truncated,
-                       dict(response.headers), redirects)
+        return Fetched(
+            url,
+            response.status_code,
+            content_type,
+            kind,
+            body,
+            truncated,
+            dict(response.headers),
+            redirects,
+        )
 
 
 def _judged(policy: NavigationPolicy, url: str, redirects: int) -> str:
@@ -144,13 +168,14 @@ def _judged(policy: NavigationPolicy, url: str, redirects: int) -> str:
         scheme, host = parse_host(url)
         if scheme not in ("http", "https") or not host:
             raise errors.NavigationBlocked(
-                f"only http: and https: URLs may be fetched, not {scheme}:")
+                f"only http: and https: URLs may be fetched, not {scheme}:"
+            )
         normalized = policy.check(url)
     except (errors.NavigationBlocked, errors.HostUnresolved, errors.InvalidRequest) as exc:
         if redirects == 0:
             raise
         raise type(exc)(f"redirect hop {redirects} ({_shown(url)}): {exc.message}") from None
-    if _credentials(urllib.parse.urlsplit(normalized)):    # as Chromium reads the URL
+    if _credentials(urllib.parse.urlsplit(normalized)):  # as Chromium reads the URL
         if redirects == 0:
             raise _with_credentials()
         raise errors.NavigationBlocked(f"redirect hop {redirects} carries credentials; refused")
@@ -189,7 +214,7 @@ def _read_body(response: requests.Response, deadline: Deadline, limit: int) -> t
 def _more(response: requests.Response) -> bool:
     try:
         return bool(response.raw.read(1))
-    except Exception:              # a body that breaks off right here: it had more
+    except Exception:  # a body that breaks off right here: it had more
         return True
 
 
@@ -218,8 +243,9 @@ class _translated:
         if isinstance(exc, requests.exceptions.SSLError):
             return errors.WebFetchFailed(f"TLS with {host} failed: {_reason(exc)}", stage="tls")
         if self.stage == "connect" and isinstance(exc, requests.ConnectionError):
-            return errors.WebFetchFailed(f"could not connect to {host}: {_reason(exc)}",
-                                         stage="connect")
+            return errors.WebFetchFailed(
+                f"could not connect to {host}: {_reason(exc)}", stage="connect"
+            )
         return errors.WebFetchFailed(f"fetching {host} failed: {_reason(exc)}", stage=self.stage)
 
 
@@ -234,7 +260,7 @@ def _reason(exc: BaseException) -> str:
 
 
 def _root(exc: BaseException) -> BaseException:
-    for _ in range(10):            # requests -> urllib3's MaxRetryError -> its reason -> cause
+    for _ in range(10):  # requests -> urllib3's MaxRetryError -> its reason -> cause
         reason = getattr(exc, "reason", None)
         inner = exc.__cause__ or (reason if isinstance(reason, BaseException) else None)
         inner = inner or next((a for a in exc.args if isinstance(a, BaseException)), None)
@@ -247,7 +273,8 @@ def _root(exc: BaseException) -> BaseException:
 def _unsupported(content_type: str) -> errors.WebUnsupportedContent:
     shown = decode.media_type(content_type) or content_type
     return errors.WebUnsupportedContent(
-        f"web_fetch reads HTML, markdown, JSON and text, not {shown}", contentType=content_type)
+        f"web_fetch reads HTML, markdown, JSON and text, not {shown}", contentType=content_type
+    )
 
 
 def _too_many(limit: int, chain: list[str]) -> str:

@@ -2,11 +2,13 @@
 navigation policy already judged, while the Host header, TLS SNI and the certificate check keep
 using the host name. Nothing here resolves a name, so a second DNS answer (rebinding) can never
 swap a private address in. The policy itself is clawd/security/ssrf.py's."""
+
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection, HTTPSConnection
@@ -19,8 +21,9 @@ from urllib3.util import connection as urllib3_connection
 Connector = Callable[[tuple[str, int], "float | None", Any], socket.socket]
 
 
-def default_connect(address: tuple[str, int], timeout: float | None,
-                    socket_options: Any = None) -> socket.socket:
+def default_connect(
+    address: tuple[str, int], timeout: float | None, socket_options: Any = None
+) -> socket.socket:
     return urllib3_connection.create_connection(address, timeout, socket_options=socket_options)
 
 
@@ -28,6 +31,7 @@ def default_connect(address: tuple[str, int], timeout: float | None,
 class Pin:
     """One hop's vetted addresses for `host`; every socket made is handed to `on_socket` (the
     fetch's deadline watchdog closes them when time is up)."""
+
     host: str
     addresses: tuple[str, ...]
     connect: Connector = default_connect
@@ -39,7 +43,7 @@ class Pin:
         for address in self.addresses:
             try:
                 sock = self.connect((address, port), timeout, socket_options)
-            except (socket.timeout, TimeoutError):
+            except TimeoutError:
                 raise
             except OSError as exc:
                 failure = exc
@@ -52,17 +56,19 @@ class Pin:
 def same_host(a: str, b: str) -> bool:
     def key(host: str) -> str:
         return host.strip("[]").lower().rstrip(".")
+
     return key(a) == key(b)
 
 
 class _PinnedConnectionMixin:
     """urllib3's connection with name resolution replaced by the pin's addresses."""
+
     pin: Pin
 
     def _new_conn(self) -> socket.socket:
         try:
             return self.pin.open(self.port, self.timeout, self.socket_options)
-        except (socket.timeout, TimeoutError) as exc:
+        except TimeoutError as exc:
             raise ConnectTimeoutError(self, f"connecting to {self.host} timed out") from exc
         except OSError as exc:
             raise NewConnectionError(self, f"cannot connect to {self.host}: {exc}") from exc
@@ -116,11 +122,13 @@ class PinnedAdapter(HTTPAdapter):
         self.pin = pin
         super().__init__(pool_connections=1, pool_maxsize=1, max_retries=0)
 
-    def init_poolmanager(self, connections: int, maxsize: int, block: bool = False,
-                         **pool_kwargs: Any) -> None:
+    def init_poolmanager(
+        self, connections: int, maxsize: int, block: bool = False, **pool_kwargs: Any
+    ) -> None:
         self._pool_connections, self._pool_maxsize, self._pool_block = connections, maxsize, block
-        self.poolmanager = _PinnedPoolManager(self.pin, num_pools=connections, maxsize=maxsize,
-                                              block=block, **pool_kwargs)
+        self.poolmanager = _PinnedPoolManager(
+            self.pin, num_pools=connections, maxsize=maxsize, block=block, **pool_kwargs
+        )
 
     def proxy_manager_for(self, proxy, **proxy_kwargs):
         # a proxy would resolve the name itself; the fetch session never sets one

@@ -2,22 +2,26 @@
 (a single-page app builds it with scripts). A throwaway tab, strict for its whole life (every
 request it makes is judged, not only documents), closed afterwards. The browser, the navigate
 function and the policy are handed in by the caller: web/ does not reach into server/."""
+
 from __future__ import annotations
 
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from clawd import errors
 
 log = logging.getLogger("clawd.web")
 
-SETTLE_MAX_S = 3.0        # how long a page may keep building itself after its load event
-QUIET_MS = 300            # no DOM change for this long: the page is done building
-STRICT_FETCH = {"patterns": [{"urlPattern": "*", "requestStage": "Request"}],
-                "handleAuthRequests": False}
+SETTLE_MAX_S = 3.0  # how long a page may keep building itself after its load event
+QUIET_MS = 300  # no DOM change for this long: the page is done building
+STRICT_FETCH = {
+    "patterns": [{"urlPattern": "*", "requestStage": "Request"}],
+    "handleAuthRequests": False,
+}
 
 # Resolves once the DOM has been quiet for QUIET_MS (or after the cap): an app that renders
 # after its load event (data fetched, then drawn) is read once it is drawn.
@@ -59,7 +63,7 @@ class BrowserReader:
 
     def read(self, url: str, timeout: float) -> Rendered:
         deadline = time.monotonic() + timeout
-        self.policy.check(url)                 # refused before a tab exists
+        self.policy.check(url)  # refused before a tab exists
         browser = self._browser()
         previous = browser.last_used
         tab = browser.new_tab()
@@ -76,8 +80,7 @@ class BrowserReader:
 def _left(deadline: float) -> float:
     left = deadline - time.monotonic()
     if left <= 0:
-        raise errors.WebTimeout("the page did not finish rendering within "
-                                "web.fetch.timeoutSeconds")
+        raise errors.WebTimeout("the page did not finish rendering within web.fetch.timeoutSeconds")
     return left
 
 
@@ -91,17 +94,22 @@ def _read(tab: Any, deadline: float) -> Rendered:
     try:
         page = json.loads(raw)
     except (TypeError, ValueError):
-        raise errors.WebFetchFailed("the rendered page could not be read",
-                                    stage="render") from None
-    return Rendered(page.get("url") or "", int(page.get("status") or 200),
-                    page.get("contentType") or "text/html", page.get("title") or "",
-                    page.get("html") or "")
+        raise errors.WebFetchFailed("the rendered page could not be read", stage="render") from None
+    return Rendered(
+        page.get("url") or "",
+        int(page.get("status") or 200),
+        page.get("contentType") or "text/html",
+        page.get("title") or "",
+        page.get("html") or "",
+    )
 
 
 def _evaluate(tab: Any, expression: str, deadline: float, *, await_promise: bool = False):
-    answer = tab.session.call("Runtime.evaluate", {
-        "expression": expression, "returnByValue": True, "awaitPromise": await_promise},
-        timeout=_left(deadline))
+    answer = tab.session.call(
+        "Runtime.evaluate",
+        {"expression": expression, "returnByValue": True, "awaitPromise": await_promise},
+        timeout=_left(deadline),
+    )
     if "exceptionDetails" in answer:
         detail = answer["exceptionDetails"].get("text", "an exception")
         raise errors.WebFetchFailed(f"reading the rendered page failed: {detail}", stage="render")

@@ -1,9 +1,10 @@
 """One service's web tier, built from its configuration: the reader (web_fetch), the search
 (web_search), the navigation policy fetches are judged by (web.ssrfPolicy, each key null taking
 browser.ssrfPolicy's) and the tool policy. Built again when the configuration changes."""
+
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from clawd.config.model import Config
 from clawd.security.ssrf import NavigationPolicy, Resolver, system_resolver
@@ -16,17 +17,25 @@ from clawd.web.search import WebSearch
 
 
 class WebTier:
-    def __init__(self, config: Config, *, resolver: Resolver | None = None,
-                 env: Mapping[str, str] | None = None, connect: Connector = default_connect,
-                 verify: bool | str = True):
+    def __init__(
+        self,
+        config: Config,
+        *,
+        resolver: Resolver | None = None,
+        env: Mapping[str, str] | None = None,
+        connect: Connector = default_connect,
+        verify: bool | str = True,
+    ):
         web = config.web
         self.source = settings_of(config)
         self.ssrf_policy = web.ssrf_policy.effective(config.browser.ssrf_policy)
         self._resolver = resolver or system_resolver
-        self.fetcher = PageFetcher(web.fetch, self.ssrf_policy, resolver=self._resolver,
-                                   connect=connect, verify=verify)
-        self.reader = WebReader(web.fetch, self.fetcher,
-                                firecrawl=Firecrawl(web.fetch.firecrawl, env=env))
+        self.fetcher = PageFetcher(
+            web.fetch, self.ssrf_policy, resolver=self._resolver, connect=connect, verify=verify
+        )
+        self.reader = WebReader(
+            web.fetch, self.fetcher, firecrawl=Firecrawl(web.fetch.firecrawl, env=env)
+        )
         self.search = WebSearch(web.search, env=env)
         self.tools = ToolPolicy.from_config(config.tools)
 

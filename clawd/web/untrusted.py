@@ -1,6 +1,7 @@
 """How web tier answers are wrapped as untrusted content (DESIGN.md §9, §13): the metadata
 header (Source, URL, content type, extract mode, truncation) inside the markers, then the text.
 The HTTP routes, the CLI and the agent tools all wrap through here."""
+
 from __future__ import annotations
 
 from clawd.security.content import wrap_untrusted
@@ -10,12 +11,14 @@ SEARCH_SOURCE = "Web Search"
 
 
 def fetch_header(answer: dict, mode: str) -> str:
-    lines = [f"Source: {FETCH_SOURCE}",
-             f"URL: {answer.get('url', '')}",
-             f"Status: {answer.get('status', '')}",
-             f"Content-Type: {answer.get('contentType') or 'unknown'}",
-             f"Extract mode: {mode} ({answer.get('extractor', '')})",
-             f"Truncated: {'yes' if answer.get('truncated') else 'no'}"]
+    lines = [
+        f"Source: {FETCH_SOURCE}",
+        f"URL: {answer.get('url', '')}",
+        f"Status: {answer.get('status', '')}",
+        f"Content-Type: {answer.get('contentType') or 'unknown'}",
+        f"Extract mode: {mode} ({answer.get('extractor', '')})",
+        f"Truncated: {'yes' if answer.get('truncated') else 'no'}",
+    ]
     if answer.get("title"):
         lines.insert(2, f"Title: {answer['title']}")
     return "\n".join(lines)
@@ -23,8 +26,9 @@ def fetch_header(answer: dict, mode: str) -> str:
 
 def wrap_fetch(answer: dict, mode: str) -> str:
     """The fetched text between fresh markers, its metadata header first."""
-    return wrap_untrusted(f"{fetch_header(answer, mode)}\n---\n{answer.get('text', '')}",
-                          source="web fetch")
+    return wrap_untrusted(
+        f"{fetch_header(answer, mode)}\n---\n{answer.get('text', '')}", source="web fetch"
+    )
 
 
 def wrapped_fetch_answer(answer: dict, mode: str) -> dict:
@@ -66,8 +70,10 @@ def _cited(citation: dict) -> str:
 
 
 def wrap_search(answer: dict) -> str:
-    header = (f"Source: {SEARCH_SOURCE}\nProvider: {answer.get('provider', '')}\n"
-              f"Query: {answer.get('query', '')}")
+    header = (
+        f"Source: {SEARCH_SOURCE}\nProvider: {answer.get('provider', '')}\n"
+        f"Query: {answer.get('query', '')}"
+    )
     return wrap_untrusted(f"{header}\n---\n{search_text(answer)}", source="web search")
 
 
@@ -84,5 +90,7 @@ def wrapped_search_answer(answer: dict) -> dict:
 
 
 def _wrapped_fields(item: dict, names: tuple[str, ...]) -> dict:
-    return {k: wrap_untrusted(v, source="web search") if k in names and v else v
-            for k, v in item.items()}
+    return {
+        k: wrap_untrusted(v, source="web search") if k in names and v else v
+        for k, v in item.items()
+    }

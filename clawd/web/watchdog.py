@@ -3,6 +3,7 @@ enforces every fetch's. A read blocks as long as its socket lets it and a server
 byte a second forever, so when a fetch's time is up the watchdog shuts the sockets it opened and
 the blocked read fails at once. One thread for the service rather than a timer per fetch:
 starting a thread waits until it runs, which on a busy machine costs more than the fetch."""
+
 from __future__ import annotations
 
 import heapq
@@ -28,7 +29,7 @@ class Deadline:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.done = True             # the watchdog drops it when its time comes
+        self.done = True  # the watchdog drops it when its time comes
 
     def left(self) -> float:
         return max(0.0, self.end - time.monotonic())
@@ -39,8 +40,9 @@ class Deadline:
             raise self.error()
 
     def error(self) -> errors.WebTimeout:
-        return errors.WebTimeout(f"the fetch did not finish within {self.seconds:g} s "
-                                 "(web.fetch.timeoutSeconds)")
+        return errors.WebTimeout(
+            f"the fetch did not finish within {self.seconds:g} s (web.fetch.timeoutSeconds)"
+        )
 
     def watch(self, sock: socket.socket) -> None:
         """A socket the fetch opened: shut when time is up (at once if it already is)."""
@@ -64,7 +66,7 @@ def _shut(sock: socket.socket) -> None:
     try:
         sock.shutdown(socket.SHUT_RDWR)
     except OSError:
-        pass                         # already closed: nothing left to interrupt
+        pass  # already closed: nothing left to interrupt
 
 
 class _Watchdog:
@@ -78,8 +80,9 @@ class _Watchdog:
         with self._cond:
             heapq.heappush(self._heap, (deadline.end, next(self._order), deadline))
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="web-fetch-watchdog",
-                                                daemon=True)
+                self._thread = threading.Thread(
+                    target=self._run, name="web-fetch-watchdog", daemon=True
+                )
                 self._thread.start()
             elif self._heap[0][2] is deadline:
                 self._cond.notify()  # it ends before whatever the watchdog sleeps for

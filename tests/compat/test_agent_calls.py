@@ -1,5 +1,6 @@
 """OpenClaw-style agent tool calls replayed against the real service (DESIGN.md §17): the call
 shapes an agent written for OpenClaw's browser tool sends, each answered as clawd's own is."""
+
 from __future__ import annotations
 
 import re
@@ -30,7 +31,9 @@ def tool(service, client):
 
 @pytest.fixture
 def forms(tool, site):
-    opened = text(tool.run({"action": "open", "url": site.url("/act/forms.html"), "label": "compat-forms"}))
+    opened = text(
+        tool.run({"action": "open", "url": site.url("/act/forms.html"), "label": "compat-forms"})
+    )
     assert "compat-forms" in opened
     yield "compat-forms"
     tool.run({"action": "close", "targetId": "compat-forms"})
@@ -39,10 +42,19 @@ def forms(tool, site):
 def test_act_with_a_request_object_clicks_like_the_flat_call(tool, forms):
     snapshot = text(tool.run({"action": "snapshot", "targetId": forms}))
     button = ref_of(snapshot, 'button "Count"')
-    text(tool.run({"action": "act", "targetId": forms, "request": {"kind": "click", "ref": button}}))
+    text(
+        tool.run({"action": "act", "targetId": forms, "request": {"kind": "click", "ref": button}})
+    )
     text(tool.run({"action": "act", "targetId": forms, "kind": "click", "ref": button}))
-    counted = text(tool.run({"action": "act", "targetId": forms,
-                             "request": {"kind": "evaluate", "fn": "() => window.count"}}))
+    counted = text(
+        tool.run(
+            {
+                "action": "act",
+                "targetId": forms,
+                "request": {"kind": "evaluate", "fn": "() => window.count"},
+            }
+        )
+    )
     assert "2" in counted
 
 
@@ -64,25 +76,49 @@ def node(tmp_path_factory):
     running.close()
 
 
-def test_target_node_drives_the_nodes_browser_and_copies_uploads_there(service, client, site, node, tmp_path):
+def test_target_node_drives_the_nodes_browser_and_copies_uploads_there(
+    service, client, site, node, tmp_path
+):
     local_uploads = tmp_path / "uploads"
     local_uploads.mkdir()
     (local_uploads / "from-agent.txt").write_text("agent bytes")
-    tool = BrowserTool(service.client(), uploads=local_uploads,
-                       nodes={"lab": NodeConfig("lab", node.url, token=node.token)})
-    opened = text(tool.run({"action": "open", "target": "node", "node": "lab", "url": site.url("/act/upload.html")}))
+    tool = BrowserTool(
+        service.client(),
+        uploads=local_uploads,
+        nodes={"lab": NodeConfig("lab", node.url, token=node.token)},
+    )
+    opened = text(
+        tool.run(
+            {"action": "open", "target": "node", "node": "lab", "url": site.url("/act/upload.html")}
+        )
+    )
     tab_id = re.search(r"opened (t\d+)", opened)[1]
     assert tab_id in text(tool.run({"action": "tabs", "target": "node"}))
-    assert all(t["url"] != site.url("/act/upload.html") for t in client.tabs()["tabs"])   # not on the host
+    assert all(
+        t["url"] != site.url("/act/upload.html") for t in client.tabs()["tabs"]
+    )  # not on the host
     snapshot = text(tool.run({"action": "snapshot", "target": "node", "targetId": tab_id}))
-    text(tool.run({"action": "upload", "target": "node", "targetId": tab_id, "paths": ["from-agent.txt"],
-                   "inputRef": ref_of(snapshot, 'button "Document"')}))
-    assert "chosen from-agent.txt:11" in text(tool.run({"action": "snapshot", "target": "node", "targetId": tab_id}))
+    text(
+        tool.run(
+            {
+                "action": "upload",
+                "target": "node",
+                "targetId": tab_id,
+                "paths": ["from-agent.txt"],
+                "inputRef": ref_of(snapshot, 'button "Document"'),
+            }
+        )
+    )
+    assert "chosen from-agent.txt:11" in text(
+        tool.run({"action": "snapshot", "target": "node", "targetId": tab_id})
+    )
     assert (node.service.layout.uploads / "from-agent.txt").read_text() == "agent bytes"
     text(tool.run({"action": "close", "target": "node", "targetId": tab_id}))
 
 
 def test_a_node_with_a_wrong_token_answers_unauthorized_as_text(service, node):
-    tool = BrowserTool(service.client(), nodes={"lab": NodeConfig("lab", node.url, token="not-the-token")})
+    tool = BrowserTool(
+        service.client(), nodes={"lab": NodeConfig("lab", node.url, token="not-the-token")}
+    )
     result = tool.run({"action": "tabs", "target": "node"})
     assert result.is_error and result.code == "UNAUTHORIZED"

@@ -1,5 +1,6 @@
 """A real `python -m clawd serve` subprocess with its own $CLAWD_HOME, config file, log file and
 a notify socket standing in for systemd's."""
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,9 @@ class NotifySocket:
     """An AF_UNIX datagram socket like the one systemd passes in $NOTIFY_SOCKET."""
 
     def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="clawd-notify-", dir="/tmp")   # short: sun_path is 108 bytes
+        self.dir = tempfile.mkdtemp(
+            prefix="clawd-notify-", dir="/tmp"
+        )  # short: sun_path is 108 bytes
         self.path = os.path.join(self.dir, "notify")
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(self.path)
@@ -35,7 +38,7 @@ class NotifySocket:
             self.sock.settimeout(max(deadline - time.monotonic(), 0.01))
             try:
                 message = self.sock.recv(4096).decode()
-            except socket.timeout:
+            except TimeoutError:
                 break
             self.received.append(message)
             seen.append(message)
@@ -68,16 +71,32 @@ class ServeProcess:
         self.log_path = tmp / "clawd.log"
         write_config(self.config_path, config)
         self.notify = NotifySocket()
-        env = {**os.environ, "CLAWD_HOME": str(self.home), "NOTIFY_SOCKET": self.notify.path,
-               "PYTHONUNBUFFERED": "1"}
+        env = {
+            **os.environ,
+            "CLAWD_HOME": str(self.home),
+            "NOTIFY_SOCKET": self.notify.path,
+            "PYTHONUNBUFFERED": "1",
+        }
         for variable in ("CLAWD_CONFIG", "CLAWD_TOKEN", "CLAWD_PASSWORD", "JOURNAL_STREAM"):
             env.pop(variable, None)
-        cmd = [sys.executable, "-m", "clawd", "--config", str(self.config_path), "serve",
-               "--log-file", str(self.log_path), "--log-level", "debug", *extra_args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "clawd",
+            "--config",
+            str(self.config_path),
+            "serve",
+            "--log-file",
+            str(self.log_path),
+            "--log-level",
+            "debug",
+            *extra_args,
+        ]
         self.stderr_path = tmp / "serve.stderr"
         with open(self.stderr_path, "wb") as err:
-            self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                cmd, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
+            )
         self.notify.wait_for("READY=1")
         self.url = f"http://127.0.0.1:{config.server.port}"
 
@@ -91,7 +110,9 @@ class ServeProcess:
         path = path or self.log_path
         return path.read_text(encoding="utf-8") if path.exists() else ""
 
-    def wait_for_log(self, text: str, timeout: float = 10.0, path: pathlib.Path | None = None) -> str:
+    def wait_for_log(
+        self, text: str, timeout: float = 10.0, path: pathlib.Path | None = None
+    ) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             content = self.log_text(path)

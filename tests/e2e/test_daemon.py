@@ -1,4 +1,6 @@
-"""`clawd-browser serve` as systemd runs it: a real subprocess, real signals, a real notify socket."""
+"""`clawd-browser serve` as systemd runs it: a real subprocess, real signals,
+a real notify socket."""
+
 from __future__ import annotations
 
 import re
@@ -44,7 +46,7 @@ class StallingSite:
                     self.end_headers()
                     self.wfile.write(body)
                 except OSError:
-                    pass             # the browser that asked is gone
+                    pass  # the browser that asked is gone
 
             def log_message(self, *args):
                 pass
@@ -66,16 +68,20 @@ def _in_background(fn):
     def run():
         try:
             outcome["result"] = fn()
-        except Exception as exc:   # the assertion looks at what the request ended with
+        except Exception as exc:  # the assertion looks at what the request ended with
             outcome["error"] = exc
+
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread, outcome
 
 
 def _browser_processes(pid: int) -> list[psutil.Process]:
-    return [p for p in psutil.Process(pid).children(recursive=True)
-            if "chrom" in (p.name() or "").lower()]
+    return [
+        p
+        for p in psutil.Process(pid).children(recursive=True)
+        if "chrom" in (p.name() or "").lower()
+    ]
 
 
 def _gone(process: psutil.Process) -> bool:
@@ -105,8 +111,9 @@ def test_sigterm_with_a_request_in_flight_exits_0_within_10s_and_stops_chromium(
     # the request in flight finished, or failed with a code; it was not left without an answer
     if "error" in outcome:
         error = outcome["error"]
-        assert isinstance(error, errors.ClawdError) and error.code != "SERVICE_UNREACHABLE", \
+        assert isinstance(error, errors.ClawdError) and error.code != "SERVICE_UNREACHABLE", (
             f"{error!r}\n{serve.log_text()}"
+        )
     assert all(_gone(p) for p in browsers), [p.pid for p in browsers if not _gone(p)]
     serve.notify.wait_for("STOPPING=1", 1)
     assert "clawd stopped in" in serve.log_text()
@@ -121,7 +128,7 @@ def test_sigterm_lets_a_request_that_finishes_within_the_drain_window_answer_nor
         assert site.hit.wait(15)
         serve.signal(signal.SIGTERM)
         serve.wait_for_log("SIGTERM: shutting down")
-        site.release.set()                                   # the page answers while the service drains
+        site.release.set()  # the page answers while the service drains
         thread.join(10)
         assert serve.proc.wait(12) == 0
     finally:
@@ -157,8 +164,11 @@ def test_sighup_adds_and_removes_profiles_without_a_restart(serve):
     client = serve.client()
     assert _profile_names(client) == ["clawd", "user"]
     port = free_port()
-    write_config(serve.config_path, serve.config,
-                 edit=lambda d: d["browser"]["profiles"].update(work={"cdpPort": port, "color": "#0066CC"}))
+    write_config(
+        serve.config_path,
+        serve.config,
+        edit=lambda d: d["browser"]["profiles"].update(work={"cdpPort": port, "color": "#0066CC"}),
+    )
     serve.signal(signal.SIGHUP)
     messages = serve.notify.wait_for("READY=1")
     assert any(m.startswith("RELOADING=1") for m in messages)
@@ -166,7 +176,7 @@ def test_sighup_adds_and_removes_profiles_without_a_restart(serve):
     work = next(p for p in client.profiles()["profiles"] if p["name"] == "work")
     assert work["cdpPort"] == port and work["color"] == "#0066CC"
 
-    write_config(serve.config_path, serve.config)          # and gone again
+    write_config(serve.config_path, serve.config)  # and gone again
     serve.signal(signal.SIGHUP)
     _wait(lambda: _profile_names(client) == ["clawd", "user"])
     assert serve.proc.poll() is None
@@ -180,6 +190,7 @@ def test_sighup_with_an_invalid_config_keeps_the_old_one_and_logs_every_problem(
         data["server"]["port"] = 70000
         data["browser"]["bogus"] = True
         data["browser"]["profiles"]["work"] = {"cdpPort": free_port()}
+
     write_config(serve.config_path, serve.config, edit=break_it)
     serve.signal(signal.SIGHUP)
     log = serve.wait_for_log("configuration refused")
@@ -187,14 +198,17 @@ def test_sighup_with_an_invalid_config_keeps_the_old_one_and_logs_every_problem(
     assert "$.server.port: 70000 is greater than the maximum of 65535" in log
     assert "$.browser: unknown key 'bogus'" in log
     assert serve.proc.poll() is None
-    assert _profile_names(client) == ["clawd", "user"]             # the old configuration is still the one in use
+    assert _profile_names(client) == [
+        "clawd",
+        "user",
+    ]  # the old configuration is still the one in use
     assert client.status()["ok"] is True
 
 
 def test_sighup_reopens_the_log_file_after_logrotate_moved_it(serve):
     client = serve.client()
     client.status()
-    serve.wait_for_log("GET / 200")       # the access line is written after the answer is sent
+    serve.wait_for_log("GET / 200")  # the access line is written after the answer is sent
     rotated = serve.log_path.with_name("clawd.log.1")
     serve.log_path.rename(rotated)
     serve.signal(signal.SIGHUP)
@@ -206,11 +220,15 @@ def test_sighup_reopens_the_log_file_after_logrotate_moved_it(serve):
     assert "GET / 200" in rotated.read_text()
 
 
-ACCESS = re.compile(r"INFO clawd\.access: (?P<method>[A-Z]+) (?P<path>\S+) (?P<status>\d{3}) "
-                    r"(?P<ms>\d+(\.\d+)?)ms profile=(?P<profile>\S+) tab=(?P<tab>\S+)$")
+ACCESS = re.compile(
+    r"INFO clawd\.access: (?P<method>[A-Z]+) (?P<path>\S+) (?P<status>\d{3}) "
+    r"(?P<ms>\d+(\.\d+)?)ms profile=(?P<profile>\S+) tab=(?P<tab>\S+)$"
+)
 
 
-def test_one_access_log_line_per_request_with_method_path_status_ms_profile_and_tab(serve, tmp_path):
+def test_one_access_log_line_per_request_with_method_path_status_ms_profile_and_tab(
+    serve, tmp_path
+):
     client = serve.client(timeout=30)
     client.status()
     with pytest.raises(errors.ClawdError):
@@ -221,8 +239,13 @@ def test_one_access_log_line_per_request_with_method_path_status_ms_profile_and_
     def access_lines():
         found = [m.groupdict() for m in map(ACCESS.search, serve.log_text().splitlines()) if m]
         return found if len(found) >= 4 else None
+
     lines = _wait(access_lines)
-    assert [(l["method"], l["path"], l["status"]) for l in lines] == [
-        ("GET", "/", "200"), ("GET", "/tabs", "404"), ("POST", "/tabs/open", "200"), ("GET", "/tabs", "200")]
+    assert [(line["method"], line["path"], line["status"]) for line in lines] == [
+        ("GET", "/", "200"),
+        ("GET", "/tabs", "404"),
+        ("POST", "/tabs/open", "200"),
+        ("GET", "/tabs", "200"),
+    ]
     opened = lines[2]
     assert opened["profile"] == "clawd" and re.fullmatch(r"t\d+", opened["tab"]), opened

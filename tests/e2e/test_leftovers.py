@@ -1,4 +1,5 @@
 """A process that launched Chromium and exits without stopping it leaves no Chromium behind."""
+
 from __future__ import annotations
 
 import subprocess
@@ -22,8 +23,13 @@ SCRIPT = textwrap.dedent("""
 
 def test_chromium_does_not_outlive_the_process_that_launched_it(tmp_path):
     require_chromium()
-    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60,
-                          cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]),
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     pid = int(done.stdout.strip().splitlines()[-1])
     try:

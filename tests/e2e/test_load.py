@@ -1,6 +1,7 @@
 """Concurrent mixed load on the service as a subprocess (bounded): 8 client threads x 25 requests
 (tabs, snapshot, evaluate, screenshot) over 4 tabs of one profile, every answer a 200. The full
 run with figures and memory is bench/load.py."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,7 +17,9 @@ pytestmark = pytest.mark.timeout(90)
 @pytest.fixture
 def serve(tmp_path):
     require_chromium()
-    process = ServeProcess(tmp_path, service_config(tmp_path / "home"), extra_args=("--log-level", "warning"))
+    process = ServeProcess(
+        tmp_path, service_config(tmp_path / "home"), extra_args=("--log-level", "warning")
+    )
     yield process
     process.close()
 
@@ -39,5 +42,7 @@ def test_eight_threads_of_mixed_requests_get_no_errors(serve, own_site):
     assert result.errors == []
     assert {k: len(v) for k, v in result.timings.items()} == {k: 50 for k in KINDS}
     assert result.seconds < 45
-    assert rss_mb(serve.proc.pid) < rss_before * 1.5 + 20   # coarse: the bench measures growth properly
-    assert client.status()["tabCount"] == count     # no tab lost or leaked
+    assert (
+        rss_mb(serve.proc.pid) < rss_before * 1.5 + 20
+    )  # coarse: the bench measures growth properly
+    assert client.status()["tabCount"] == count  # no tab lost or leaked

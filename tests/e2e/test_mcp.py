@@ -1,6 +1,8 @@
 """`clawd-browser mcp` as an MCP client runs it: a subprocess on stdio, driven by the official SDK's
 own client. It talks to the in-process test service (its URL and token passed as --url and
-$CLAWD_TOKEN): list tools, open a page served on 127.0.0.1, snapshot, click a ref, read the result."""
+$CLAWD_TOKEN): list tools, open a page served on 127.0.0.1, snapshot, click a ref, read the
+result."""
+
 from __future__ import annotations
 
 import base64
@@ -14,7 +16,7 @@ import pytest
 try:
     import anyio
     from mcp import ClientSession, StdioServerParameters, stdio_client
-except ImportError:     # like a missing Chromium: a skip on a laptop, a failure in CI
+except ImportError:  # like a missing Chromium: a skip on a laptop, a failure in CI
     if os.environ.get("CI"):
         raise
     pytest.skip("the mcp extra is not installed: pip install -e '.[mcp]'", allow_module_level=True)
@@ -33,18 +35,26 @@ def server_params(service, *extra: str) -> StdioServerParameters:
 
 def stdio_params(url: str, token: str, home: pathlib.Path, *extra: str) -> StdioServerParameters:
     env = {"CLAWD_TOKEN": token, "CLAWD_HOME": str(home), "PYTHONPATH": str(REPO)}
-    return StdioServerParameters(command=sys.executable, args=["-m", "clawd", "--url", url, "mcp", *extra],
-                                 env=env, cwd=str(REPO))
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "clawd", "--url", url, "mcp", *extra],
+        env=env,
+        cwd=str(REPO),
+    )
 
 
 def run_session(params: StdioServerParameters, body):
     """Run `body(session)` inside an initialized SDK client session; return what it returns."""
+
     async def main():
         with anyio.fail_after(120):
             async with stdio_client(params) as (read, write):
-                async with ClientSession(read, write, read_timeout_seconds=CALL_TIMEOUT_S) as session:
+                async with ClientSession(
+                    read, write, read_timeout_seconds=CALL_TIMEOUT_S
+                ) as session:
                     await session.initialize()
                     return await body(session)
+
     return anyio.run(main)
 
 
@@ -52,16 +62,21 @@ def texts(result) -> str:
     return "\n".join(block.text for block in result.content if block.type == "text")
 
 
-def test_single_tool_lists_one_browser_tool_and_runs_open_snapshot_click_snapshot(service, client, site):
+def test_single_tool_lists_one_browser_tool_and_runs_open_snapshot_click_snapshot(
+    service, client, site
+):
     url = site.url("/act/forms.html")
 
     async def body(session):
         listed = await session.list_tools()
-        opened = await session.call_tool("browser", {"action": "open", "url": url, "label": "mcp-forms"})
+        opened = await session.call_tool(
+            "browser", {"action": "open", "url": url, "label": "mcp-forms"}
+        )
         first = await session.call_tool("browser", {"action": "snapshot", "targetId": "mcp-forms"})
         ref = re.search(r'button "Count" \[ref=(e\d+)\]', texts(first))[1]
-        clicked = await session.call_tool("browser", {"action": "act", "kind": "click", "ref": ref,
-                                                      "targetId": "mcp-forms"})
+        clicked = await session.call_tool(
+            "browser", {"action": "act", "kind": "click", "ref": ref, "targetId": "mcp-forms"}
+        )
         second = await session.call_tool("browser", {"action": "snapshot", "targetId": "mcp-forms"})
         closed = await session.call_tool("browser", {"action": "close", "targetId": "mcp-forms"})
         return listed, opened, first, clicked, second, closed
@@ -75,13 +90,15 @@ def test_single_tool_lists_one_browser_tool_and_runs_open_snapshot_click_snapsho
     assert texts(first).startswith(f"<<<{START}")
     assert '- paragraph [ref=e' in texts(first) and '"clicks: 0"' in texts(first)
     assert not clicked.is_error, texts(clicked)
-    assert '"clicks: 1"' in texts(second)            # the click reached the page
+    assert '"clicks: 1"' in texts(second)  # the click reached the page
     assert "closed" in texts(closed)
 
 
 def test_errors_come_back_as_tool_results_with_their_code(service, client, site):
     async def body(session):
-        stale = await session.call_tool("browser", {"action": "act", "kind": "click", "ref": "e9999"})
+        stale = await session.call_tool(
+            "browser", {"action": "act", "kind": "click", "ref": "e9999"}
+        )
         bad = await session.call_tool("browser", {"action": "navigate"})
         unknown = await session.call_tool("browser_nothing", {})
         return stale, bad, unknown
@@ -96,8 +113,10 @@ def test_screenshot_arrives_as_an_image_block_within_1568_px(service, client, si
     tab = client.open(site.url("/long.html"))
 
     async def body(session):
-        return await session.call_tool("browser", {"action": "screenshot", "targetId": tab["tabId"],
-                                                   "fullPage": True})
+        return await session.call_tool(
+            "browser", {"action": "screenshot", "targetId": tab["tabId"], "fullPage": True}
+        )
+
     try:
         result = run_session(server_params(service), body)
     finally:
@@ -107,7 +126,7 @@ def test_screenshot_arrives_as_an_image_block_within_1568_px(service, client, si
     data = base64.b64decode(image.data)
     assert image.mime_type == "image/png" and data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-    assert max(width, height) == 1568               # long.html is taller than that: scaled to the cap
+    assert max(width, height) == 1568  # long.html is taller than that: scaled to the cap
     assert f"{width}x{height}" in texts(result)
 
 
@@ -123,19 +142,23 @@ def test_split_tools_offer_one_tool_per_action_each_with_its_own_schema(service,
         wrong = await session.call_tool("browser_open", {"action": "open", "url": url})
         return listed, tab_id, tabs, closed, wrong
 
-    listed, tab_id, tabs, closed, wrong = run_session(server_params(service, "--tools", "split"), body)
+    listed, tab_id, tabs, closed, wrong = run_session(
+        server_params(service, "--tools", "split"), body
+    )
     by_name = {tool.name: tool for tool in listed.tools}
-    assert sorted(by_name) == sorted([f"browser_{action}" for action in ACTIONS] + ["web_fetch", "web_search"])
+    assert sorted(by_name) == sorted(
+        [f"browser_{action}" for action in ACTIONS] + ["web_fetch", "web_search"]
+    )
     assert by_name["browser_open"].input_schema["required"] == ["url"]
     assert "targetId" not in by_name["browser_open"].input_schema["properties"]
     assert by_name["browser_focus"].input_schema["required"] == ["targetId"]
     assert f"* {tab_id} " in texts(tabs)
     assert f"closed {tab_id}" in texts(closed)
-    assert wrong.is_error and "action" in texts(wrong)     # split tools take no action field
+    assert wrong.is_error and "action" in texts(wrong)  # split tools take no action field
 
 
 def test_without_a_service_the_tool_says_so_and_the_server_keeps_serving(tmp_path):
-    nowhere = f"http://127.0.0.1:{free_port()}"      # nothing listens there
+    nowhere = f"http://127.0.0.1:{free_port()}"  # nothing listens there
 
     async def body(session):
         first = await session.call_tool("browser", {"action": "status"})
@@ -150,15 +173,20 @@ def test_without_a_service_the_tool_says_so_and_the_server_keeps_serving(tmp_pat
 def test_autostart_starts_a_service_for_the_mcp_server(tmp_path):
     from tests.e2e.test_autostart import Setup
     from tests.support.browser import require_chromium
+
     require_chromium()
     setup = Setup(tmp_path)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "clawd", "--autostart", "mcp"],
-                                   env={k: v for k, v in setup.env.items() if k in ("CLAWD_HOME", "CLAWD_CONFIG",
-                                                                                   "PATH")}
-                                   | {"PYTHONPATH": str(REPO)}, cwd=str(REPO))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "clawd", "--autostart", "mcp"],
+        env={k: v for k, v in setup.env.items() if k in ("CLAWD_HOME", "CLAWD_CONFIG", "PATH")}
+        | {"PYTHONPATH": str(REPO)},
+        cwd=str(REPO),
+    )
 
     async def body(session):
         return await session.call_tool("browser", {"action": "status"})
+
     try:
         result = run_session(params, body)
         assert not result.is_error, texts(result)
@@ -174,23 +202,39 @@ def test_the_mcp_server_launches_with_a_token_and_password_that_begin_with_a_das
     """An MCP client's config lists args word by word: `["--token", "-AbC...", "mcp"]` must work."""
     from tests.support.browser import service_config
     from tests.support.service import RunningService
+
     token, password = "-dash-token-for-mcp", "--dash-password-for-mcp"
-    running = RunningService(service_config(tmp_path / "home", extra={"server": {"auth": {
-        "token": token, "password": password}}}))
+    running = RunningService(
+        service_config(
+            tmp_path / "home", extra={"server": {"auth": {"token": token, "password": password}}}
+        )
+    )
     (tmp_path / "token").write_text(token + "\n")
     (tmp_path / "password").write_text(password + "\n")
     flags, env = {
         "separate-words": (["--token", token, "--password", password], {}),
         "equals": ([f"--token={token}", f"--password={password}"], {}),
-        "files": (["--token-file", str(tmp_path / "token"), "--password-file", str(tmp_path / "password")], {}),
+        "files": (
+            [
+                "--token-file",
+                str(tmp_path / "token"),
+                "--password-file",
+                str(tmp_path / "password"),
+            ],
+            {},
+        ),
         "environment": ([], {"CLAWD_TOKEN": token, "CLAWD_PASSWORD": password}),
     }[form]
-    params = StdioServerParameters(command=sys.executable, args=["-m", "clawd", "--url", running.url, *flags, "mcp"],
-                                   env={"CLAWD_HOME": str(tmp_path / "empty"), "PYTHONPATH": str(REPO), **env},
-                                   cwd=str(REPO))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "clawd", "--url", running.url, *flags, "mcp"],
+        env={"CLAWD_HOME": str(tmp_path / "empty"), "PYTHONPATH": str(REPO), **env},
+        cwd=str(REPO),
+    )
 
     async def body(session):
         return await session.call_tool("browser", {"action": "profiles"})
+
     try:
         result = run_session(params, body)
     finally:
@@ -202,9 +246,17 @@ def test_the_mcp_server_launches_with_a_token_and_password_that_begin_with_a_das
 def test_the_tool_policy_of_the_config_decides_what_the_mcp_server_offers(service, tmp_path):
     config = tmp_path / "clawd.yaml"
     config.write_text("tools:\n  deny: [group:web]\n")
-    params = StdioServerParameters(command=sys.executable, args=["-m", "clawd", "--url", service.url, "mcp"],
-                                   env={"CLAWD_TOKEN": service.token, "CLAWD_HOME": str(service.config.home),
-                                        "CLAWD_CONFIG": str(config), "PYTHONPATH": str(REPO)}, cwd=str(REPO))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "clawd", "--url", service.url, "mcp"],
+        env={
+            "CLAWD_TOKEN": service.token,
+            "CLAWD_HOME": str(service.config.home),
+            "CLAWD_CONFIG": str(config),
+            "PYTHONPATH": str(REPO),
+        },
+        cwd=str(REPO),
+    )
 
     async def body(session):
         listed = await session.list_tools()

@@ -1,5 +1,6 @@
 """POST /act: validation, every element kind on real input events, waits, evaluate, batches,
 the settle after an action and its timeout."""
+
 from __future__ import annotations
 
 import time
@@ -25,8 +26,13 @@ def forms(page) -> Page:
 
 def raw_act(service, body: dict, query: str = "") -> tuple[int, dict]:
     import requests
-    r = requests.post(f"{service.url}/act{query}", json=body, timeout=30,
-                      headers={"Authorization": f"Bearer {service.token}"})
+
+    r = requests.post(
+        f"{service.url}/act{query}",
+        json=body,
+        timeout=30,
+        headers={"Authorization": f"Bearer {service.token}"},
+    )
     return r.status_code, r.json()
 
 
@@ -36,19 +42,22 @@ def test_missing_kind_is_400_act_kind_required(service, tab):
     assert (status, body["code"]) == (400, "ACT_KIND_REQUIRED")
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"kind": "click"}, "ref"),
-    ({"kind": "click", "ref": "e1", "bogus": 1}, "bogus"),
-    ({"kind": "click", "ref": "e1", "delayMs": 6000}, "delayMs"),
-    ({"kind": "click", "ref": "e1", "button": "huge"}, "button"),
-    ({"kind": "click", "ref": "e1", "modifiers": ["Hyper"]}, "modifiers"),
-    ({"kind": "resize", "width": 0, "height": 10}, "width"),
-    ({"kind": "wait", "timeMs": 40000}, "timeMs"),
-    ({"kind": "wait"}, "wait needs"),
-    ({"kind": "press", "key": "Control+Bogus"}, "key"),
-    ({"kind": "fill", "fields": [{"ref": "e1"}]}, "fields[0].value"),
-    ({"kind": "jump"}, "kind"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"kind": "click"}, "ref"),
+        ({"kind": "click", "ref": "e1", "bogus": 1}, "bogus"),
+        ({"kind": "click", "ref": "e1", "delayMs": 6000}, "delayMs"),
+        ({"kind": "click", "ref": "e1", "button": "huge"}, "button"),
+        ({"kind": "click", "ref": "e1", "modifiers": ["Hyper"]}, "modifiers"),
+        ({"kind": "resize", "width": 0, "height": 10}, "width"),
+        ({"kind": "wait", "timeMs": 40000}, "timeMs"),
+        ({"kind": "wait"}, "wait needs"),
+        ({"kind": "press", "key": "Control+Bogus"}, "key"),
+        ({"kind": "fill", "fields": [{"ref": "e1"}]}, "fields[0].value"),
+        ({"kind": "jump"}, "kind"),
+    ],
+)
 def test_invalid_fields_are_400_naming_the_field(service, tab, body, field):
     status, answer_ = raw_act(service, body)
     assert (status, answer_["code"]) == (400, "ACT_INVALID_REQUEST")
@@ -66,11 +75,14 @@ def test_batch_limits_are_enforced(service, tab):
     assert (status, body["code"]) == (400, "ACT_INVALID_REQUEST") and "nest" in body["error"]
 
 
-@pytest.mark.parametrize("body", [
-    {"kind": "click", "selector": "#go"},
-    {"kind": "click", "ref": "button.primary"},
-    {"kind": "type", "ref": "#name", "text": "x"},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"kind": "click", "selector": "#go"},
+        {"kind": "click", "ref": "button.primary"},
+        {"kind": "type", "ref": "#name", "text": "x"},
+    ],
+)
 def test_css_selectors_are_refused_for_actions(service, tab, body):
     status, answer_ = raw_act(service, body)
     assert (status, answer_["code"]) == (400, "ACT_SELECTOR_UNSUPPORTED")
@@ -83,20 +95,32 @@ def test_strings_for_booleans_and_numbers_are_accepted(forms):
 
 def test_batched_target_id_of_another_tab_is_403(service, forms, page):
     other = page("/index.html")
-    status, body = raw_act(service, {"kind": "batch", "targetId": forms.id,
-                                     "actions": [{"kind": "wait", "timeMs": 0, "targetId": other.id}]})
+    status, body = raw_act(
+        service,
+        {
+            "kind": "batch",
+            "targetId": forms.id,
+            "actions": [{"kind": "wait", "timeMs": 0, "targetId": other.id}],
+        },
+    )
     assert (status, body["code"]) == (403, "ACT_TARGET_ID_MISMATCH")
-    status, body = raw_act(service, {"kind": "wait", "timeMs": 0, "targetId": other.id},
-                           query=f"?targetId={forms.id}")
+    status, body = raw_act(
+        service, {"kind": "wait", "timeMs": 0, "targetId": other.id}, query=f"?targetId={forms.id}"
+    )
     assert (status, body["code"]) == (403, "ACT_TARGET_ID_MISMATCH")
 
 
 def test_evaluate_disabled_is_403_for_evaluate_and_wait_fn(tmp_path):
-    running = RunningService(service_config(tmp_path, extra={"browser": {"evaluateEnabled": False}}))
+    running = RunningService(
+        service_config(tmp_path, extra={"browser": {"evaluateEnabled": False}})
+    )
     try:
         client = running.client()
-        for call in (lambda: client.evaluate("() => 1"), lambda: client.wait(fn="() => true"),
-                     lambda: client.act("batch", actions=[{"kind": "evaluate", "fn": "() => 1"}])):
+        for call in (
+            lambda: client.evaluate("() => 1"),
+            lambda: client.wait(fn="() => true"),
+            lambda: client.act("batch", actions=[{"kind": "evaluate", "fn": "() => 1"}]),
+        ):
             with pytest.raises(errors.ActEvaluateDisabled) as caught:
                 call()
             assert caught.value.code == "ACT_EVALUATE_DISABLED" and caught.value.http_status == 403
@@ -138,8 +162,10 @@ def test_click_scrolls_a_far_element_into_view_first(forms):
 
 
 def test_click_coords_clicks_at_the_point(forms):
-    box = forms.value("(() => { const r = document.getElementById('counter').getBoundingClientRect();"
-                      " return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+    box = forms.value(
+        "(() => { const r = document.getElementById('counter').getBoundingClientRect();"
+        " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+    )
     forms.act("clickCoords", x=box[0], y=box[1])
     assert forms.text("clicks") == "clicks: 1"
 
@@ -152,7 +178,7 @@ def test_covered_element_is_409_naming_what_covers_it(page):
     assert caught.value.details["covering"]["role"] == "dialog"
     assert caught.value.details["covering"]["name"] == "Cookie banner"
     assert "dialog 'Cookie banner'" in caught.value.message
-    assert p.text("under") == "Buy now"     # nothing was clicked
+    assert p.text("under") == "Buy now"  # nothing was clicked
     p.act("click", ref=p.ref("button", "Accept cookies"))
     p.act("click", ref=p.ref("button", "Buy now"))
     assert p.text("under") == "clicked under"
@@ -166,8 +192,10 @@ def test_disabled_hidden_and_zero_size_elements_fail_fast(forms):
     forms.value("document.getElementById('counter').style.visibility = 'hidden'")
     with pytest.raises(errors.ActElementHidden):
         forms.act("click", ref=count)
-    forms.value("(() => { const b = document.getElementById('counter'); b.style.visibility = '';"
-                " b.style.cssText = 'width:0;height:0;padding:0;border:0;overflow:hidden'; })()")
+    forms.value(
+        "(() => { const b = document.getElementById('counter'); b.style.visibility = '';"
+        " b.style.cssText = 'width:0;height:0;padding:0;border:0;overflow:hidden'; })()"
+    )
     with pytest.raises(errors.ActElementHidden) as caught:
         forms.act("click", ref=count)
     assert caught.value.details.get("reason") == "zero-size"
@@ -194,8 +222,10 @@ def test_hover_moves_the_mouse_over_the_element(forms):
 
 def test_scroll_into_view_brings_the_element_into_the_viewport(forms):
     forms.act("scrollIntoView", ref=forms.ref("button", "Far away"))
-    assert forms.value("(() => { const r = document.getElementById('far').getBoundingClientRect();"
-                       " return r.top >= 0 && r.bottom <= innerHeight; })()")
+    assert forms.value(
+        "(() => { const r = document.getElementById('far').getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= innerHeight; })()"
+    )
 
 
 # -- keyboard and text ----------------------------------------------------------------------------
@@ -230,7 +260,7 @@ def test_type_into_disabled_or_readonly_field_fails(forms):
 def test_controlled_input_keeps_typed_text_in_its_state(page):
     p = page("/act/react.html")
     p.act("type", ref=p.ref("textbox", "Controlled name"), text="Grace")
-    p.act("click", ref=p.ref("button", "Save"))      # re-renders from state
+    p.act("click", ref=p.ref("button", "Save"))  # re-renders from state
     assert p.text("echo") == "state: Grace"
     assert p.text("saved") == "saved Grace"
     assert p.value("document.getElementById('ctl').value") == "Grace"
@@ -262,7 +292,9 @@ def test_select_by_label_value_and_several(forms):
     forms.act("select", ref=forms.ref("combobox", "Fruit"), values=["a"])
     assert forms.value("document.getElementById('fruit').value") == "a"
     forms.act("select", ref=forms.ref("listbox", "Tags"), values=["x", "Zulu"])
-    assert forms.value("Array.from(document.getElementById('tags').selectedOptions).map(o => o.value)") == ["x", "z"]
+    assert forms.value(
+        "Array.from(document.getElementById('tags').selectedOptions).map(o => o.value)"
+    ) == ["x", "z"]
 
 
 def test_select_missing_or_disabled_option_fails(forms):
@@ -276,15 +308,21 @@ def test_select_missing_or_disabled_option_fails(forms):
 
 
 def test_fill_sets_text_checkbox_radio_select_and_contenteditable(forms):
-    forms.act("fill", fields=[
-        {"ref": forms.ref("textbox", "Name"), "type": "textbox", "value": "Linus"},
-        {"ref": forms.ref("checkbox", "Agree"), "type": "checkbox", "value": True},
-        {"ref": forms.ref("radio", "Blue"), "type": "radio", "value": "true"},
-        {"ref": forms.ref("combobox", "Fruit"), "value": "Banana"},
-        {"ref": forms.ref("textbox", "Editor"), "value": "edited"},
-    ])
-    values = ("['name', 'agree', 'blue', 'fruit', 'editor'].map(id => document.getElementById(id))"
-              ".map(el => el.type === 'checkbox' || el.type === 'radio' ? el.checked : el.value ?? el.textContent)")
+    forms.act(
+        "fill",
+        fields=[
+            {"ref": forms.ref("textbox", "Name"), "type": "textbox", "value": "Linus"},
+            {"ref": forms.ref("checkbox", "Agree"), "type": "checkbox", "value": True},
+            {"ref": forms.ref("radio", "Blue"), "type": "radio", "value": "true"},
+            {"ref": forms.ref("combobox", "Fruit"), "value": "Banana"},
+            {"ref": forms.ref("textbox", "Editor"), "value": "edited"},
+        ],
+    )
+    values = (
+        "['name', 'agree', 'blue', 'fruit', 'editor'].map(id => document.getElementById(id))"
+        ".map(el => el.type === 'checkbox' || el.type === 'radio'"
+        " ? el.checked : el.value ?? el.textContent)"
+    )
     assert forms.value(values) == ["Linus", True, True, "b", "edited"]
     forms.act("fill", fields=[{"ref": forms.ref("checkbox", "Agree"), "value": False}])
     assert forms.value("document.getElementById('agree').checked") is False
@@ -304,15 +342,22 @@ def test_drag_drops_an_html5_draggable_on_the_target(page):
 def test_drag_moves_the_mouse_with_the_button_held(page):
     p = page("/act/drag.html")
     p.act("drag", start_ref=p.ref("slider", "Knob"), end_ref=p.ref("region", "Drop zone"))
-    assert int(p.text("moved").split()[1]) < -50      # the drop zone is left of the knob
+    assert int(p.text("moved").split()[1]) < -50  # the drop zone is left of the knob
 
 
 # -- waits ----------------------------------------------------------------------------------------
 def test_wait_conditions_run_in_order(page):
     p = page("/act/delayed.html")
     p.act("click", ref=p.ref("button", "Later"))
-    result = p.act("wait", text="Late content", text_gone="Loading...", selector="#late",
-                   url="**/delayed.html#done", load_state="networkidle", fn="() => document.readyState")
+    result = p.act(
+        "wait",
+        text="Late content",
+        text_gone="Loading...",
+        selector="#late",
+        url="**/delayed.html#done",
+        load_state="networkidle",
+        fn="() => document.readyState",
+    )
     assert list(result["waited"]) == ["text", "textGone", "selector", "url", "loadState", "fn"]
     assert result["url"].endswith("#done")
 
@@ -339,14 +384,21 @@ def test_wait_with_invalid_selector_is_400(forms):
 # -- evaluate -------------------------------------------------------------------------------------
 def test_evaluate_returns_values_by_value_and_awaits_promises(forms):
     assert forms.act("evaluate", fn="() => ({a: [1, 'two']})")["result"] == {"a": [1, "two"]}
-    assert forms.act("evaluate", fn="async () => { await new Promise(r => setTimeout(r, 20)); return 7; }")["result"] == 7
+    assert (
+        forms.act(
+            "evaluate", fn="async () => { await new Promise(r => setTimeout(r, 20)); return 7; }"
+        )["result"]
+        == 7
+    )
     assert forms.act("evaluate", fn="() => 0 / 0")["result"] == "NaN"
     assert forms.act("evaluate", fn="() => undefined")["result"] is None
     assert forms.act("evaluate", fn="document.title")["result"] == "Forms"
 
 
 def test_evaluate_with_ref_gets_the_element_as_first_argument(forms):
-    result = forms.act("evaluate", fn="(el) => el.tagName + ':' + el.textContent", ref=forms.ref("button", "Count"))
+    result = forms.act(
+        "evaluate", fn="(el) => el.tagName + ':' + el.textContent", ref=forms.ref("button", "Count")
+    )
     assert result["result"] == "BUTTON:Count"
 
 
@@ -372,6 +424,7 @@ def test_action_waits_for_the_requests_it_started(page, site):
     def slow_api(handler):
         time.sleep(0.4)
         answer(handler, body="api answered", content_type="text/plain")
+
     site.route("/act/slow-api", slow_api)
     p = page("/act/delayed.html")
     started = time.monotonic()
@@ -388,7 +441,9 @@ def test_click_on_a_settled_page_adds_no_fixed_wait(forms):
         started = time.perf_counter()
         forms.act("click", ref=count)
         times.append(time.perf_counter() - started)
-    assert sorted(times)[4] < 0.09    # the median; QUIET (0.1 s) is never paid when nothing is in flight
+    assert (
+        sorted(times)[4] < 0.09
+    )  # the median; QUIET (0.1 s) is never paid when nothing is in flight
 
 
 def test_action_on_a_hung_page_ends_at_its_timeout(page):
@@ -398,7 +453,7 @@ def test_action_on_a_hung_page_ends_at_its_timeout(page):
     started = time.monotonic()
     with pytest.raises(errors.ActTimeout):
         p.act("click", ref=ref, timeout_ms=800)
-    assert time.monotonic() - started < 8      # resolving the ref has its own 5 s bound
+    assert time.monotonic() - started < 8  # resolving the ref has its own 5 s bound
 
 
 def test_action_on_a_closed_or_crashed_tab_fails_fast(service, page):
@@ -413,7 +468,7 @@ def test_action_on_a_closed_or_crashed_tab_fails_fast(service, page):
     try:
         raw.session.call("Page.crash", timeout=2)
     except errors.ClawdError:
-        pass    # the crash takes the reply with it
+        pass  # the crash takes the reply with it
     deadline = time.monotonic() + 5
     while not raw.crashed and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -433,12 +488,15 @@ def test_close_kind_closes_the_tab(client, page):
 # -- batch ----------------------------------------------------------------------------------------
 def test_batch_runs_actions_in_order(forms):
     count = forms.ref("button", "Count")
-    result = forms.act("batch", actions=[
-        {"kind": "click", "ref": count},
-        {"kind": "click", "ref": count},
-        {"kind": "type", "ref": forms.ref("textbox", "Name"), "text": "batched"},
-        {"kind": "batch", "actions": [{"kind": "evaluate", "fn": "() => window.count"}]},
-    ])
+    result = forms.act(
+        "batch",
+        actions=[
+            {"kind": "click", "ref": count},
+            {"kind": "click", "ref": count},
+            {"kind": "type", "ref": forms.ref("textbox", "Name"), "text": "batched"},
+            {"kind": "batch", "actions": [{"kind": "evaluate", "fn": "() => window.count"}]},
+        ],
+    )
     assert result["ok"] is True
     assert [r["kind"] for r in result["results"]] == ["click", "click", "type", "batch"]
     assert result["results"][3]["results"][0]["result"] == 2

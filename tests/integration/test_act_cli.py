@@ -1,4 +1,5 @@
 """The act commands of the CLI, in-process against the running service."""
+
 from __future__ import annotations
 
 import functools
@@ -28,7 +29,9 @@ def test_cli_click_type_press_and_evaluate(cli, forms):
     assert code == 0 and f"{t} " in out and "/act/forms.html" in out
     assert cli("type", forms.ref("textbox", "Name"), "Ada", "--submit", "--target", t)[0] == 0
     assert cli("press", "Control+A", "--target", t)[0] == 0
-    code, out, _ = cli("evaluate", "() => document.getElementById('submitted').textContent", "--target", t)
+    code, out, _ = cli(
+        "evaluate", "() => document.getElementById('submitted').textContent", "--target", t
+    )
     assert code == 0 and out.strip().strip('"') == "submitted Ada"
     code, out, _ = cli("--json", "evaluate", "() => window.count", "--target", t)
     assert json.loads(out)["result"] == 1
@@ -43,9 +46,10 @@ def test_cli_fill_select_wait_and_hover(cli, forms):
     assert cli("select", forms.ref("listbox", "Tags"), "x", "Yankee", "--target", t)[0] == 0
     assert cli("hover", forms.ref("button", "Hover target"), "--target", t)[0] == 0
     assert cli("wait", "--text", "hovered", "--timeout-ms", "2000", "--target", t)[0] == 0
-    assert forms.value("[document.getElementById('name').value, document.getElementById('agree').checked,"
-                       " Array.from(document.getElementById('tags').selectedOptions).map(o => o.value)]") == \
-        ["Grace", True, ["x", "y"]]
+    assert forms.value(
+        "[document.getElementById('name').value, document.getElementById('agree').checked,"
+        " Array.from(document.getElementById('tags').selectedOptions).map(o => o.value)]"
+    ) == ["Grace", True, ["x", "y"]]
 
 
 def test_cli_exit_statuses_for_act_errors(cli, forms):
@@ -70,14 +74,18 @@ def test_cli_dialog_upload_and_download(cli, service, client, site):
     (service.service.layout.uploads / "cli.txt").write_text("from the cli")
     up = Page(client, client.open(site.url("/act/upload.html")))
     try:
-        code, _, err = cli("upload", "cli.txt", "--input-ref", up.ref("button", "Document"), "--target", up.id)
+        code, _, err = cli(
+            "upload", "cli.txt", "--input-ref", up.ref("button", "Document"), "--target", up.id
+        )
         assert code == 0, err
         assert up.text("chosen") == "chosen cli.txt:12"
     finally:
         up.close()
     dl = Page(client, client.open(site.url("/act/download.html")))
     try:
-        code, out, err = cli("download", dl.ref("link", "Get notes"), "--path", "cli-notes.txt", "--target", dl.id)
+        code, out, err = cli(
+            "download", dl.ref("link", "Get notes"), "--path", "cli-notes.txt", "--target", dl.id
+        )
         assert code == 0, err
         assert out.strip().endswith(".txt") and "cli-notes" in out
     finally:

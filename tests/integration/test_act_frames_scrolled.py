@@ -2,6 +2,7 @@
 is scrolled: the event lands on the element, for same-origin frames (same process) and
 cross-origin ones (out-of-process, a dedicated service whose Chromium isolates every site and
 maps other.test to 127.0.0.1, as in test_snapshot_frames.py)."""
+
 from __future__ import annotations
 
 import time
@@ -14,18 +15,29 @@ from tests.support.service import RunningService
 
 OTHER = "other.test"
 PAGE = "/act/scrolled-frames.html"
-FRAME_HEIGHT = 200   # the iframes' height in scrolled-frames.html
+FRAME_HEIGHT = 200  # the iframes' height in scrolled-frames.html
 LANDED = {"click": "clicked 1, hovered 1", "hover": "clicked 0, hovered 1"}
 
 
 @pytest.fixture(scope="module")
 def isolated(tmp_path_factory):
     require_chromium()
-    config = service_config(tmp_path_factory.mktemp("clawd-oopif-scrolled"), extra={"browser": {
-        "extraArgs": [*ENV_FLAGS, "--site-per-process", f"--host-resolver-rules=MAP {OTHER} 127.0.0.1"],
-        "ssrfPolicy": {"allowedHostnames": ["127.0.0.1", OTHER]},
-    }})
-    running = RunningService(config, resolver=lambda host: ["127.0.0.1"] if host in (OTHER, "127.0.0.1") else [])
+    config = service_config(
+        tmp_path_factory.mktemp("clawd-oopif-scrolled"),
+        extra={
+            "browser": {
+                "extraArgs": [
+                    *ENV_FLAGS,
+                    "--site-per-process",
+                    f"--host-resolver-rules=MAP {OTHER} 127.0.0.1",
+                ],
+                "ssrfPolicy": {"allowedHostnames": ["127.0.0.1", OTHER]},
+            }
+        },
+    )
+    running = RunningService(
+        config, resolver=lambda host: ["127.0.0.1"] if host in (OTHER, "127.0.0.1") else []
+    )
     client = running.client()
     client.start()
     yield running, client
@@ -44,9 +56,11 @@ def frames_page(request, client, site):
     page = next(pages)(PAGE + query)
     if running is not None:
         children = running.live_tab(page.id).child_sessions()
-        assert len(children) == 2, f"both cross-site frames must be out-of-process targets: {children}"
+        assert len(children) == 2, (
+            f"both cross-site frames must be out-of-process targets: {children}"
+        )
     yield page
-    next(pages, None)   # closes the page
+    next(pages, None)  # closes the page
 
 
 def scroll_page(page: Page, expression: str) -> int:
@@ -68,21 +82,31 @@ def assert_landed(page: Page, name: str, kind: str) -> None:
     expected = f"{name}: {LANDED[kind]}"
     deadline = time.monotonic() + 5
     while True:
-        buttons = [info["name"] for info in page.client.snapshot(target_id=page.id)["refs"].values()
-                   if info["role"] == "button"]
+        buttons = [
+            info["name"]
+            for info in page.client.snapshot(target_id=page.id)["refs"].values()
+            if info["role"] == "button"
+        ]
         if expected in buttons or time.monotonic() > deadline:
             break
-    assert expected in buttons, f"the {kind} did not land on {name!r}: the frames' buttons read {buttons}"
+    assert expected in buttons, (
+        f"the {kind} did not land on {name!r}: the frames' buttons read {buttons}"
+    )
 
 
 @pytest.mark.parametrize("kind", ["click", "hover"])
-def test_click_and_hover_land_in_a_frame_the_scrolled_page_shows_without_scrolling_it(frames_page, kind):
+def test_click_and_hover_land_in_a_frame_the_scrolled_page_shows_without_scrolling_it(
+    frames_page, kind
+):
     page = frames_page
     # the frame near the bottom of the viewport: the button is far below the frame's own height
-    scrolled = scroll_page(page, f"document.getElementById('frame').offsetTop + {FRAME_HEIGHT} + 20 - innerHeight")
-    assert scrolled > 0 and frame_top(page, "frame") > FRAME_HEIGHT, \
-        f"the page must be scrolled and the frame low in the viewport: scrollY {scrolled}, " \
+    scrolled = scroll_page(
+        page, f"document.getElementById('frame').offsetTop + {FRAME_HEIGHT} + 20 - innerHeight"
+    )
+    assert scrolled > 0 and frame_top(page, "frame") > FRAME_HEIGHT, (
+        f"the page must be scrolled and the frame low in the viewport: scrollY {scrolled}, "
         f"frame top {frame_top(page, 'frame')}"
+    )
     act_on(page, kind, "Near in frame")
     assert_landed(page, "Near in frame", kind)
     assert page.value("scrollY") == scrolled, "an element already in view must not scroll the page"
@@ -91,7 +115,9 @@ def test_click_and_hover_land_in_a_frame_the_scrolled_page_shows_without_scrolli
 @pytest.mark.parametrize("kind", ["click", "hover"])
 def test_click_and_hover_scroll_a_frame_below_the_fold_into_view_and_land(frames_page, kind):
     page = frames_page
-    assert frame_top(page, "frame") > page.value("innerHeight"), "the frame must start below the fold"
+    assert frame_top(page, "frame") > page.value("innerHeight"), (
+        "the frame must start below the fold"
+    )
     act_on(page, kind, "Near in frame")
     assert_landed(page, "Near in frame", kind)
     assert page.value("scrollY") > 0, "the page must have scrolled to the frame"
@@ -100,7 +126,9 @@ def test_click_and_hover_scroll_a_frame_below_the_fold_into_view_and_land(frames
 @pytest.mark.parametrize("kind", ["click", "hover"])
 def test_click_and_hover_land_on_a_button_below_the_fold_of_its_own_frame(frames_page, kind):
     page = frames_page
-    scroll_page(page, f"document.getElementById('frame').offsetTop + {FRAME_HEIGHT} + 20 - innerHeight")
+    scroll_page(
+        page, f"document.getElementById('frame').offsetTop + {FRAME_HEIGHT} + 20 - innerHeight"
+    )
     act_on(page, kind, "Deep in frame")
     assert_landed(page, "Deep in frame", kind)
 
@@ -113,4 +141,6 @@ def test_click_and_hover_land_in_a_frame_scrolled_out_of_view_inside_a_box(frame
     assert page.value("document.getElementById('box').scrollTop") == 0
     act_on(page, kind, "Near in boxed")
     assert_landed(page, "Near in boxed", kind)
-    assert page.value("document.getElementById('box').scrollTop") > 0, "the box must have scrolled to the frame"
+    assert page.value("document.getElementById('box').scrollTop") > 0, (
+        "the box must have scrolled to the frame"
+    )

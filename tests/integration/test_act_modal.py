@@ -1,5 +1,6 @@
 """Modal state around actions: dialogs that never hang an action, popups as tabs, file choosers
 and uploads confined to $CLAWD_HOME/uploads, downloads into $CLAWD_HOME/downloads, permissions."""
+
 from __future__ import annotations
 
 import os
@@ -28,9 +29,15 @@ def test_alert_returns_promptly_pending_and_blocks_other_actions(client, page):
     assert dialog["type"] == "alert" and dialog["message"] == "Hello alert" and dialog["dialogId"]
     with pytest.raises(errors.ActBlockedByDialog) as caught:
         p.act("click", ref=p.ref("button", "Confirm"))
-    assert caught.value.http_status == 409 and caught.value.details["dialog"]["dialogId"] == dialog["dialogId"]
+    assert (
+        caught.value.http_status == 409
+        and caught.value.details["dialog"]["dialogId"] == dialog["dialogId"]
+    )
     answered = client.dialog(True, dialog_id=dialog["dialogId"], target_id=p.id)
-    assert answered["answered"]["dialogId"] == dialog["dialogId"] and answered["dialogs"]["pending"] == []
+    assert (
+        answered["answered"]["dialogId"] == dialog["dialogId"]
+        and answered["dialogs"]["pending"] == []
+    )
     assert p.text("out") == "alert done"
 
 
@@ -42,7 +49,11 @@ def test_confirm_dismissed_and_prompt_answered(client, page):
     assert p.text("out") == "confirm false"
     result = p.act("click", ref=p.ref("button", "Prompt"))
     pending = result["dialogs"]["pending"][0]
-    assert (pending["type"], pending["message"], pending["defaultPrompt"]) == ("prompt", "Your name?", "anon")
+    assert (pending["type"], pending["message"], pending["defaultPrompt"]) == (
+        "prompt",
+        "Your name?",
+        "anon",
+    )
     client.dialog(True, prompt_text="Bob", target_id=p.id)
     assert p.text("out") == "prompt Bob"
 
@@ -99,7 +110,10 @@ def test_window_open_becomes_a_tab_in_opened_tabs(client, page):
     (popup,) = result["openedTabs"]
     assert popup["tabId"].startswith("t") and popup["tabId"] != p.id
     assert popup["tabId"] in [t["tabId"] for t in client.tabs()["tabs"]]
-    assert client.evaluate("() => location.pathname", target_id=popup["tabId"])["result"] == "/act/forms.html"
+    assert (
+        client.evaluate("() => location.pathname", target_id=popup["tabId"])["result"]
+        == "/act/forms.html"
+    )
     client.close_tab(popup["tabId"])
 
 
@@ -108,7 +122,9 @@ def test_target_blank_link_becomes_a_tab_in_opened_tabs(client, page):
     result = p.act("click", ref=p.ref("link", "New tab link"))
     (blank,) = result["openedTabs"]
     deadline = time.monotonic() + 5
-    while not client.evaluate("() => location.pathname", target_id=blank["tabId"])["result"].endswith("dialogs.html"):
+    while not client.evaluate("() => location.pathname", target_id=blank["tabId"])[
+        "result"
+    ].endswith("dialogs.html"):
         assert time.monotonic() < deadline
         time.sleep(0.05)
     client.close_tab(blank["tabId"])
@@ -125,14 +141,18 @@ def upload_file(service):
 
 def test_upload_with_input_ref_sets_the_files(client, page, upload_file):
     p = page("/act/upload.html")
-    result = client.file_chooser([upload_file.name], input_ref=p.ref("button", "Document"), target_id=p.id)
+    result = client.file_chooser(
+        [upload_file.name], input_ref=p.ref("button", "Document"), target_id=p.id
+    )
     assert result["files"] == [str(upload_file)]
     assert p.text("chosen") == "chosen report.txt:12"
 
 
 def test_upload_with_ref_clicks_and_satisfies_the_chooser(client, page, upload_file):
     p = page("/act/upload.html")
-    result = client.file_chooser([str(upload_file)], ref=p.ref("button", "Choose file"), target_id=p.id)
+    result = client.file_chooser(
+        [str(upload_file)], ref=p.ref("button", "Choose file"), target_id=p.id
+    )
     assert result["ok"] is True and result["url"].endswith("/act/upload.html")
     assert p.text("chosen") == "chosen report.txt:12"
 
@@ -153,7 +173,9 @@ def test_upload_satisfies_a_chooser_that_is_already_open(client, page, upload_fi
 
 
 @pytest.mark.parametrize("bad", ["../outside.txt", "/etc/passwd", "missing.txt", "link.txt", "."])
-def test_upload_paths_outside_uploads_are_400_invalid_path(client, page, upload_file, bad, tmp_path):
+def test_upload_paths_outside_uploads_are_400_invalid_path(
+    client, page, upload_file, bad, tmp_path
+):
     link = upload_file.parent / "link.txt"
     if not os.path.lexists(link):
         outside = tmp_path / "secret.txt"
@@ -168,8 +190,15 @@ def test_upload_paths_outside_uploads_are_400_invalid_path(client, page, upload_
 @pytest.fixture
 def download_site(site):
     payload = bytes(range(256)) * 400
-    site.route("/act/file.bin", lambda h: answer(h, body=payload, content_type="application/octet-stream",
-                                                headers={"Content-Disposition": 'attachment; filename="report 2024.bin"'}))
+    site.route(
+        "/act/file.bin",
+        lambda h: answer(
+            h,
+            body=payload,
+            content_type="application/octet-stream",
+            headers={"Content-Disposition": 'attachment; filename="report 2024.bin"'},
+        ),
+    )
 
     def slow(h):
         h.send_response(200)
@@ -181,6 +210,7 @@ def download_site(site):
         h.wfile.flush()
         time.sleep(0.5)
         h.wfile.write(payload[1000:])
+
     site.route("/act/slow.bin", slow)
     return payload
 
@@ -196,7 +226,7 @@ def test_download_by_ref_saves_the_whole_file_under_downloads(client, service, p
     with open(item["path"], "rb") as fh:
         assert fh.read() == download_site
     again = client.download(p.ref("link", "Get report"), target_id=p.id)["download"]
-    assert again["path"] != item["path"] and os.path.exists(item["path"])    # never overwritten
+    assert again["path"] != item["path"] and os.path.exists(item["path"])  # never overwritten
 
 
 def test_download_names_are_sanitized_and_path_is_honoured(client, service, page, download_site):
@@ -205,13 +235,17 @@ def test_download_names_are_sanitized_and_path_is_honoured(client, service, page
     name = os.path.basename(item["path"])
     assert os.path.dirname(item["path"]) == str(service.service.layout.downloads)
     assert not name.startswith(".") and "\\" not in name and name.endswith("me.txt")
-    named = client.download(p.ref("link", "Get notes"), path="notes-copy.txt", target_id=p.id)["download"]
+    named = client.download(p.ref("link", "Get notes"), path="notes-copy.txt", target_id=p.id)[
+        "download"
+    ]
     assert os.path.basename(named["path"]).startswith("notes-copy")
     with open(named["path"]) as fh:
         assert fh.read() == "plain notes\n"
 
 
-def test_a_download_takes_its_suggested_or_given_name_when_that_name_is_free(client, service, page, download_site):
+def test_a_download_takes_its_suggested_or_given_name_when_that_name_is_free(
+    client, service, page, download_site
+):
     downloads = service.service.layout.downloads
     p = page("/act/download.html")
     for given in (None, "report 2024.bin", "given-name.bin"):
@@ -227,7 +261,9 @@ def test_wait_download_reports_a_slow_download_once_complete(client, page, downl
     p = page("/act/download.html")
     p.act("click", ref=p.ref("link", "Get slow"))
     item = client.wait_download(timeout_ms=10000, target_id=p.id)["download"]
-    assert item["bytes"] == len(download_site) and os.path.getsize(item["path"]) == len(download_site)
+    assert item["bytes"] == len(download_site) and os.path.getsize(item["path"]) == len(
+        download_site
+    )
 
 
 def test_wait_download_times_out_with_408(client, page):
@@ -247,7 +283,9 @@ def test_navigation_that_becomes_a_download_keeps_the_tab(client, page, site, do
 def test_act_response_reports_downloads_it_caused(client, page, download_site):
     p = page("/act/download.html")
     result = p.act("click", ref=p.ref("link", "Get report"))
-    found = result.get("downloads") or [client.wait_download(timeout_ms=10000, target_id=p.id)["download"]]
+    found = result.get("downloads") or [
+        client.wait_download(timeout_ms=10000, target_id=p.id)["download"]
+    ]
     assert found[0]["suggestedFilename"] == "report 2024.bin"
 
 
@@ -256,8 +294,10 @@ def test_grant_permissions_for_an_origin(client, page, site):
     p = page("/act/forms.html")
     origin = site.url("").rstrip("/")
     client.grant_permissions(origin, ["geolocation"])
-    state = client.evaluate("async () => (await navigator.permissions.query({name: 'geolocation'})).state",
-                            target_id=p.id)["result"]
+    state = client.evaluate(
+        "async () => (await navigator.permissions.query({name: 'geolocation'})).state",
+        target_id=p.id,
+    )["result"]
     assert state == "granted"
     with pytest.raises(errors.InvalidRequest):
         client.grant_permissions(origin, ["noSuchPermission"])

@@ -1,5 +1,6 @@
 """The `browser` tool against the real service and Chromium: every action, as the text a model
 reads (always wrapped as untrusted content), images within 1568 px, errors as text with codes."""
+
 from __future__ import annotations
 
 import re
@@ -40,7 +41,9 @@ def opened(tool, client, site):
 
 def body(result) -> str:
     """The text between the markers, after checking it is wrapped exactly once."""
-    match = re.fullmatch(rf'<<<{START} id="([0-9a-f]+)">>>\n(.*)\n<<<{END} id="\1">>>', result.text, re.DOTALL)
+    match = re.fullmatch(
+        rf'<<<{START} id="([0-9a-f]+)">>>\n(.*)\n<<<{END} id="\1">>>', result.text, re.DOTALL
+    )
     assert match, f"not wrapped: {result.text[:200]!r}"
     assert START not in match[2]
     return match[2]
@@ -59,9 +62,15 @@ def test_open_snapshot_click_snapshot_reads_the_changed_page(tool, opened):
     tab_id = opened("/act/forms.html", label="agent-forms")
     first = body(tool.run({"action": "snapshot", "targetId": "agent-forms"}))
     assert first.splitlines()[0].startswith(f"{tab_id} http://127.0.0.1:")
-    assert '"clicks: 0"' in first and '{"' not in first          # aria text, not JSON
-    clicked = tool.run({"action": "act", "kind": "click", "ref": ref_of(first, 'button "Count"'),
-                        "targetId": tab_id})
+    assert '"clicks: 0"' in first and '{"' not in first  # aria text, not JSON
+    clicked = tool.run(
+        {
+            "action": "act",
+            "kind": "click",
+            "ref": ref_of(first, 'button "Count"'),
+            "targetId": tab_id,
+        }
+    )
     assert not clicked.is_error and body(clicked).startswith(f"{tab_id} http://127.0.0.1:")
     assert '"clicks: 1"' in body(tool.run({"action": "snapshot", "targetId": tab_id}))
 
@@ -69,20 +78,42 @@ def test_open_snapshot_click_snapshot_reads_the_changed_page(tool, opened):
 def test_act_kinds_with_camel_case_fields_reach_the_page(tool, opened):
     tab_id = opened("/act/forms.html")
     snap = body(tool.run({"action": "snapshot", "targetId": tab_id}))
-    typed = tool.run({"action": "act", "kind": "type", "ref": ref_of(snap, 'textbox "Name"'), "text": "Ada",
-                      "targetId": tab_id})
+    typed = tool.run(
+        {
+            "action": "act",
+            "kind": "type",
+            "ref": ref_of(snap, 'textbox "Name"'),
+            "text": "Ada",
+            "targetId": tab_id,
+        }
+    )
     assert not typed.is_error, typed.text
-    double = tool.run({"action": "act", "kind": "click", "ref": ref_of(snap, 'button "Double me"'),
-                       "doubleClick": True, "targetId": tab_id})
+    double = tool.run(
+        {
+            "action": "act",
+            "kind": "click",
+            "ref": ref_of(snap, 'button "Double me"'),
+            "doubleClick": True,
+            "targetId": tab_id,
+        }
+    )
     assert not double.is_error, double.text
-    value = tool.run({"action": "act", "kind": "evaluate", "targetId": tab_id,
-                      "fn": "() => document.querySelector('input').value"})
+    value = tool.run(
+        {
+            "action": "act",
+            "kind": "evaluate",
+            "targetId": tab_id,
+            "fn": "() => document.querySelector('input').value",
+        }
+    )
     assert "result: Ada" in body(value)
 
 
 def test_efficient_mode_lists_interactive_lines_only(tool, opened):
     tab_id = opened("/act/forms.html")
-    lines = body(tool.run({"action": "snapshot", "targetId": tab_id, "mode": "efficient"})).splitlines()[1:]
+    lines = body(
+        tool.run({"action": "snapshot", "targetId": tab_id, "mode": "efficient"})
+    ).splitlines()[1:]
     assert '- button "Count" [ref=e' in "\n".join(lines)
     assert lines and all(line.startswith("- ") and " [ref=e" in line for line in lines)
 
@@ -94,16 +125,22 @@ def test_snapshot_text_is_capped_at_80000_characters_on_a_whole_line(tool, opene
     text = body(tool.run({"action": "snapshot", "targetId": tab_id})).split("\n", 1)[1]
     assert len(text) <= MAX_SNAPSHOT_CHARS
     assert text.endswith("\n\n[...TRUNCATED - page too large]")
-    assert re.fullmatch(r"  - listitem \[ref=e\d+\]: item number \d{5} of a long list", text.splitlines()[-3])
-    small = body(tool.run({"action": "snapshot", "targetId": tab_id, "maxChars": 300})).split("\n", 1)[1]
+    assert re.fullmatch(
+        r"  - listitem \[ref=e\d+\]: item number \d{5} of a long list", text.splitlines()[-3]
+    )
+    small = body(tool.run({"action": "snapshot", "targetId": tab_id, "maxChars": 300})).split(
+        "\n", 1
+    )[1]
     assert len(small) <= 300 and small.endswith("[...TRUNCATED - page too large]")
     over = tool.run({"action": "snapshot", "targetId": tab_id, "maxChars": 80_001})
     assert over.is_error and "INVALID_REQUEST" in over.text
 
 
 def test_snapshot_follows_the_services_snapshot_defaults_mode(tmp_path_factory, site):
-    config = service_config(tmp_path_factory.mktemp("efficient-home"),
-                            extra={"browser": {"snapshotDefaults": {"mode": "efficient"}}})
+    config = service_config(
+        tmp_path_factory.mktemp("efficient-home"),
+        extra={"browser": {"snapshotDefaults": {"mode": "efficient"}}},
+    )
     # the extra's "browser" replaces service_config's browser keys it names, nothing else
     running = RunningService(config)
     try:
@@ -113,7 +150,7 @@ def test_snapshot_follows_the_services_snapshot_defaults_mode(tmp_path_factory, 
         full = body(tool.run({"action": "snapshot", "mode": "full"}))
     finally:
         running.close()
-    assert "- paragraph" not in default and '- button "Count"' in default    # interactive lines only
+    assert "- paragraph" not in default and '- button "Count"' in default  # interactive lines only
     assert '- paragraph [ref=e' in full and '- heading "Forms" [level=1]' in full
 
 
@@ -124,7 +161,7 @@ def test_screenshots_are_images_scaled_to_at_most_1568_px(tool, opened, client):
     width, height = png_size(full.image.data)
     assert height == MAX_IMAGE_SIDE and width < height
     assert f"({width}x{height} png)" in body(full)
-    client.set_viewport(1000, 800, device_scale_factor=2, target_id=tab_id)   # 2000x1600 device px
+    client.set_viewport(1000, 800, device_scale_factor=2, target_id=tab_id)  # 2000x1600 device px
     retina = tool.run({"action": "screenshot", "targetId": tab_id})
     assert max(png_size(retina.image.data)) <= MAX_IMAGE_SIDE
     jpeg = tool.run({"action": "screenshot", "targetId": tab_id, "type": "jpeg"})
@@ -137,11 +174,13 @@ def test_post_screenshot_max_side_holds_under_an_emulated_device_pixel_ratio(cli
     tab = client.open(site.url("/long.html"))
     try:
         client.set_viewport(1000, 800, device_scale_factor=2, target_id=tab["tabId"])
-        default = client.screenshot(target_id=tab["tabId"], full_page=True)     # 3700 css px tall, x2
-        small = client.request("POST", "/screenshot", json={"targetId": tab["tabId"], "maxSide": 300})
+        default = client.screenshot(target_id=tab["tabId"], full_page=True)  # 3700 css px tall, x2
+        small = client.request(
+            "POST", "/screenshot", json={"targetId": tab["tabId"], "maxSide": 300}
+        )
     finally:
         client.close_tab(tab["tabId"])
-    assert 1990 <= default["height"] <= 2000             # not 4000: the ratio is undone by a second capture
+    assert 1990 <= default["height"] <= 2000  # not 4000: the ratio is undone by a second capture
     assert png_size(open(default["path"], "rb").read(24)) == (default["width"], default["height"])
     assert 295 <= max(small["width"], small["height"]) <= 300
     assert png_size(open(small["path"], "rb").read(24)) == (small["width"], small["height"])
@@ -160,9 +199,11 @@ def test_tabs_focus_navigate_close(tool, opened, site):
     listing = body(tool.run({"action": "tabs"}))
     assert re.search(rf'^  {first} \[agent-one\] "clawd test site" http://', listing, re.M)
     assert re.search(rf"^\* {second} ", listing, re.M)
-    assert body(tool.run({"action": "focus", "targetId": "agent-one"})).startswith(f"focused {first} [agent-one]")
+    assert body(tool.run({"action": "focus", "targetId": "agent-one"})).startswith(
+        f"focused {first} [agent-one]"
+    )
     moved = body(tool.run({"action": "navigate", "url": site.url("/act/dialogs.html")}))
-    assert moved == f'{first} {site.url("/act/dialogs.html")} "Dialogs"'     # the focused tab moved
+    assert moved == f'{first} {site.url("/act/dialogs.html")} "Dialogs"'  # the focused tab moved
     assert body(tool.run({"action": "close", "targetId": second})) == f"closed {second}"
     assert second not in body(tool.run({"action": "tabs"}))
 
@@ -171,9 +212,11 @@ def test_status_profiles_console_pdf(tool, opened, client):
     tab_id = opened("/debug/console.html")
     status = body(tool.run({"action": "status"}))
     assert re.fullmatch(r"profile clawd \(managed\): running, \d+ tabs?, headless", status)
-    assert re.fullmatch(r"clawd \(managed\): running, \d+ tabs?, default, also named openclaw\n"
-                        r"user \(existing-session\): stopped, built in: your own browser",
-                        body(tool.run({"action": "profiles"})))
+    assert re.fullmatch(
+        r"clawd \(managed\): running, \d+ tabs?, default, also named openclaw\n"
+        r"user \(existing-session\): stopped, built in: your own browser",
+        body(tool.run({"action": "profiles"})),
+    )
     console = body(tool.run({"action": "console", "targetId": tab_id, "level": "warning"}))
     assert "[warning] warning line" in console and "[error] error line" in console
     assert "log line" not in console
@@ -185,8 +228,16 @@ def test_status_profiles_console_pdf(tool, opened, client):
 def test_dialogs_are_reported_pending_and_answered_with_the_dialog_action(tool, opened):
     tab_id = opened("/act/dialogs.html")
     snap = body(tool.run({"action": "snapshot", "targetId": tab_id}))
-    clicked = body(tool.run({"action": "act", "kind": "click", "ref": ref_of(snap, 'button "Confirm"'),
-                             "targetId": tab_id}))
+    clicked = body(
+        tool.run(
+            {
+                "action": "act",
+                "kind": "click",
+                "ref": ref_of(snap, 'button "Confirm"'),
+                "targetId": tab_id,
+            }
+        )
+    )
     assert 'pending dialog' in clicked and '(confirm): "Are you sure?"' in clicked
     assert "answer it with action=dialog" in clicked
     answered = body(tool.run({"action": "dialog", "accept": True, "targetId": tab_id}))
@@ -200,13 +251,25 @@ def test_upload_sets_files_from_the_uploads_directory(tool, opened, service):
     (uploads / "agent-note.txt").write_text("hello")
     tab_id = opened("/act/upload.html")
     snap = body(tool.run({"action": "snapshot", "targetId": tab_id}))
-    done = tool.run({"action": "upload", "paths": ["agent-note.txt"], "targetId": tab_id,
-                     "inputRef": ref_of(snap, 'button "Document"')})
+    done = tool.run(
+        {
+            "action": "upload",
+            "paths": ["agent-note.txt"],
+            "targetId": tab_id,
+            "inputRef": ref_of(snap, 'button "Document"'),
+        }
+    )
     assert not done.is_error, done.text
     assert "files set (input)" in body(done)
     assert "chosen agent-note.txt:5" in body(tool.run({"action": "snapshot", "targetId": tab_id}))
-    outside = tool.run({"action": "upload", "paths": ["/etc/passwd"], "targetId": tab_id,
-                        "inputRef": ref_of(snap, 'button "Document"')})
+    outside = tool.run(
+        {
+            "action": "upload",
+            "paths": ["/etc/passwd"],
+            "targetId": tab_id,
+            "inputRef": ref_of(snap, 'button "Document"'),
+        }
+    )
     assert outside.is_error and "error INVALID_PATH" in outside.text
 
 

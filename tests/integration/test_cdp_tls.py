@@ -2,6 +2,7 @@
 a Chromium started by the test, and clawd's Connection through it. Calls, events while nobody
 calls, a reply of many TLS records, calls from several threads while the socket is read, and a
 certificate that is not trusted."""
+
 from __future__ import annotations
 
 import pathlib
@@ -41,7 +42,7 @@ class TlsProxy:
             try:
                 client = self.context.wrap_socket(raw, server_side=True)
             except (OSError, ssl.SSLError):
-                raw.close()          # a client that refused our certificate
+                raw.close()  # a client that refused our certificate
                 continue
             upstream = socket.create_connection(("127.0.0.1", self.target_port))
             threading.Thread(target=_pump, args=(client, upstream), daemon=True).start()
@@ -53,7 +54,9 @@ class TlsProxy:
 def _pump(client: ssl.SSLSocket, upstream: socket.socket) -> None:
     try:
         while True:
-            readable = [client] if client.pending() else select.select([client, upstream], [], [])[0]
+            readable = (
+                [client] if client.pending() else select.select([client, upstream], [], [])[0]
+            )
             for sock in readable:
                 data = sock.recv(65536)
                 if not data:
@@ -91,10 +94,15 @@ def test_calls_events_and_a_reply_of_many_tls_records_over_wss(wss_url, trusted)
         conn.call("Target.setDiscoverTargets", {"discover": True})
         target = conn.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         assert created.wait(WAIT)
-        session = conn.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        value = conn.call("Runtime.evaluate", {"expression": "'x'.repeat(3e6) + 'end'", "returnByValue": True},
-                          session_id=session)["result"]["value"]
-        assert len(value) == 3_000_003 and value.endswith("end")   # about 180 TLS records
+        session = conn.call("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
+        value = conn.call(
+            "Runtime.evaluate",
+            {"expression": "'x'.repeat(3e6) + 'end'", "returnByValue": True},
+            session_id=session,
+        )["result"]["value"]
+        assert len(value) == 3_000_003 and value.endswith("end")  # about 180 TLS records
         conn.call("Target.closeTarget", {"targetId": target})
     finally:
         conn.close()
@@ -109,20 +117,22 @@ def test_calls_from_several_threads_while_events_flow_over_wss(wss_url, trusted)
     def caller(n: int) -> None:
         try:
             results[n] = [conn.call("Browser.getVersion")["protocolVersion"] for _ in range(60)]
-        except BaseException as exc:   # noqa: BLE001 - handed to the test thread
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
             failures.append(exc)
 
-    def churn() -> None:       # target events keep arriving while the callers call
+    def churn() -> None:  # target events keep arriving while the callers call
         try:
             for _ in range(10):
                 target = conn.call("Target.createTarget", {"url": "about:blank"})["targetId"]
                 conn.call("Target.closeTarget", {"targetId": target})
-        except BaseException as exc:   # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001
             failures.append(exc)
 
     try:
         conn.call("Target.setDiscoverTargets", {"discover": True})
-        threads = [threading.Thread(target=caller, args=(n,)) for n in range(4)] + [threading.Thread(target=churn)]
+        threads = [threading.Thread(target=caller, args=(n,)) for n in range(4)] + [
+            threading.Thread(target=churn)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:

@@ -1,6 +1,7 @@
 """Chaos: a renderer process SIGKILLed, the browser closing our websocket itself (Browser.close
 from another client; a remote Chromium killed and restarted), each followed by successful work.
 SIGKILL of Chromium mid-request is in test_recovery.py."""
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,11 @@ def own_service(tmp_path):
     running.close()
 
 
-def eventually(call, *, timeout: float = 20.0, expected=(errors.BrowserGone, errors.BrowserNotRunning)):
-    """call() once the service has caught up; only the errors of a browser going away are retried."""
+def eventually(
+    call, *, timeout: float = 20.0, expected=(errors.BrowserGone, errors.BrowserNotRunning)
+):
+    """call() once the service has caught up;
+    only the errors of a browser going away are retried."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -70,7 +74,7 @@ def test_sigkill_of_the_renderers_crashes_their_tabs_and_new_tabs_work(own_servi
     for process in killed:
         os.kill(process.pid, signal.SIGKILL)
     deadline = time.monotonic() + 15
-    while True:   # the old tab learns of its crash: 409 TAB_CRASHED, never a hang or a 500
+    while True:  # the old tab learns of its crash: 409 TAB_CRASHED, never a hang or a 500
         try:
             client.evaluate("() => 1", target_id=victim["tabId"], timeout_ms=2000)
         except errors.TabCrashed:
@@ -79,7 +83,7 @@ def test_sigkill_of_the_renderers_crashes_their_tabs_and_new_tabs_work(own_servi
             assert exc.http_status < 500 or isinstance(exc, errors.CdpTimeout), exc
         assert time.monotonic() < deadline, "the killed renderer's tab never answered TAB_CRASHED"
         time.sleep(0.05)
-    assert client.status()["pid"] == pid      # the browser itself lives on
+    assert client.status()["pid"] == pid  # the browser itself lives on
     do_work(client, site)
     client.close_tab(victim["tabId"])
 
@@ -90,13 +94,15 @@ def test_browser_close_from_another_client_then_the_next_request_relaunches(own_
     client.open(site.url("/index.html"))
     old_pid = client.status()["pid"]
     port = own_service.config.browser.profiles["clawd"].cdp_port
-    ws_url = requests.get(f"http://127.0.0.1:{port}/json/version", timeout=5).json()["webSocketDebuggerUrl"]
+    ws_url = requests.get(f"http://127.0.0.1:{port}/json/version", timeout=5).json()[
+        "webSocketDebuggerUrl"
+    ]
     other = websocket.create_connection(ws_url, suppress_origin=True, timeout=5)
     try:
         other.send(json.dumps({"id": 1, "method": "Browser.close"}))
     finally:
         other.close()
-    psutil.Process(old_pid).wait(15)          # the browser really went away, on its own terms
+    psutil.Process(old_pid).wait(15)  # the browser really went away, on its own terms
     eventually(lambda: do_work(client, site))
     status = client.status()
     assert status["running"] is True and status["pid"] not in (None, old_pid)
@@ -109,16 +115,21 @@ def test_a_remote_chromium_killed_and_restarted_is_reconnected(own_service, site
     client.create_profile("far", cdp_url=f"http://127.0.0.1:{port}")
     try:
         do_work(client, site, profile="far")
-        bare.proc.kill()                        # the websocket dies from the browser's side
+        bare.proc.kill()  # the websocket dies from the browser's side
         bare.proc.wait(10)
         with pytest.raises(errors.ClawdError) as gone:
-            eventually(lambda: client.open(site.url("/index.html"), profile="far"), timeout=5,
-                       expected=(errors.BrowserGone,))
+            eventually(
+                lambda: client.open(site.url("/index.html"), profile="far"),
+                timeout=5,
+                expected=(errors.BrowserGone,),
+            )
         assert gone.value.http_status in (502, 503), gone.value
         bare = BareChromium(tmp_path / "second", port=port)
-        eventually(lambda: do_work(client, site, profile="far"), expected=(errors.BrowserGone,
-                                                                            errors.CdpUnreachable))
-        assert bare.proc.poll() is None         # a remote browser is never ours to stop
+        eventually(
+            lambda: do_work(client, site, profile="far"),
+            expected=(errors.BrowserGone, errors.CdpUnreachable),
+        )
+        assert bare.proc.poll() is None  # a remote browser is never ours to stop
     finally:
         client.delete_profile("far")
         bare.close()

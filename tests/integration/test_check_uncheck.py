@@ -2,6 +2,7 @@
 switches and menu item checkboxes end in the wanted state, with no click when they already are in
 it; elements that are not checkable and clicks that do not take are errors with codes. And the
 kinds reach every surface made from the act table: the client, the CLI and the agent tool."""
+
 from __future__ import annotations
 
 import functools
@@ -26,8 +27,10 @@ def checks(page) -> Page:
 
 def checked(p: Page, element_id: str) -> bool | str:
     """The element's state as the page sees it: `checked` for inputs, aria-checked otherwise."""
-    return p.value(f"(el => el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked'))"
-                   f"(document.getElementById({element_id!r}))")
+    return p.value(
+        f"(el => el.tagName === 'INPUT' ? el.checked : el.getAttribute('aria-checked'))"
+        f"(document.getElementById({element_id!r}))"
+    )
 
 
 def clicks(p: Page, element_id: str) -> int:
@@ -51,13 +54,17 @@ def test_a_box_already_in_the_wanted_state_is_not_clicked(checks):
     assert checked(checks, "terms") is True
 
 
-@pytest.mark.parametrize("role, name, element_id, initially", [
-    ("checkbox", "Remember me", "remember", "false"),
-    ("switch", "Dark mode", "dark", "true"),
-    ("menuitemcheckbox", "Show grid", "grid", "false"),
-])
-def test_aria_checkboxes_switches_and_menu_items_end_in_the_wanted_state(checks, role, name,
-                                                                          element_id, initially):
+@pytest.mark.parametrize(
+    "role, name, element_id, initially",
+    [
+        ("checkbox", "Remember me", "remember", "false"),
+        ("switch", "Dark mode", "dark", "true"),
+        ("menuitemcheckbox", "Show grid", "grid", "false"),
+    ],
+)
+def test_aria_checkboxes_switches_and_menu_items_end_in_the_wanted_state(
+    checks, role, name, element_id, initially
+):
     ref = checks.ref(role, name)
     for kind, state in (("check", "true"), ("uncheck", "false"), ("uncheck", "false")):
         answer = checks.act(kind, ref=ref)
@@ -110,21 +117,33 @@ def test_a_disabled_checkbox_is_not_clicked_but_is_already_unchecked(checks):
 
 
 def test_check_and_uncheck_in_a_batch(checks):
-    answer = checks.act("batch", actions=[
-        {"kind": "check", "ref": checks.ref("checkbox", "Newsletter")},
-        {"kind": "uncheck", "ref": checks.ref("checkbox", "Terms")},
-        {"kind": "check", "ref": checks.ref("button", "Plain button")}], stop_on_error=False)
+    answer = checks.act(
+        "batch",
+        actions=[
+            {"kind": "check", "ref": checks.ref("checkbox", "Newsletter")},
+            {"kind": "uncheck", "ref": checks.ref("checkbox", "Terms")},
+            {"kind": "check", "ref": checks.ref("button", "Plain button")},
+        ],
+        stop_on_error=False,
+    )
     assert answer["ok"] is False
-    assert [(r["kind"], r["ok"]) for r in answer["results"]] == [("check", True), ("uncheck", True),
-                                                                 ("check", False)]
+    assert [(r["kind"], r["ok"]) for r in answer["results"]] == [
+        ("check", True),
+        ("uncheck", True),
+        ("check", False),
+    ]
     assert answer["results"][2]["code"] == "ACT_INVALID_REQUEST"
     assert (checked(checks, "news"), checked(checks, "terms")) == (True, False)
 
 
 # -- every surface made from the act table ------------------------------------------------------
 def test_the_client_has_check_and_uncheck(client, checks):
-    assert client.check(checks.ref("checkbox", "Newsletter"), target_id=checks.id)["checked"] is True
-    assert client.uncheck(checks.ref("checkbox", "Newsletter"), target_id=checks.id)["changed"] is True
+    assert (
+        client.check(checks.ref("checkbox", "Newsletter"), target_id=checks.id)["checked"] is True
+    )
+    assert (
+        client.uncheck(checks.ref("checkbox", "Newsletter"), target_id=checks.id)["changed"] is True
+    )
 
 
 def test_the_cli_has_check_and_uncheck(service, checks):
@@ -143,8 +162,9 @@ def test_the_agent_tool_has_check_and_uncheck(service, checks):
     ref = checks.ref("menuitemcheckbox", "Show grid")
     result = tool.run({"action": "act", "kind": "check", "ref": ref, "targetId": checks.id})
     assert not result.is_error and "checked: true" in unwrap(result.text)
-    result = tool.run({"action": "act", "request": {"kind": "uncheck", "ref": ref},
-                       "targetId": checks.id})
+    result = tool.run(
+        {"action": "act", "request": {"kind": "uncheck", "ref": ref}, "targetId": checks.id}
+    )
     assert not result.is_error and checked(checks, "grid") == "false"
     missing = tool.run({"action": "act", "kind": "uncheck", "targetId": checks.id})
     assert missing.is_error and "act uncheck needs ref" in missing.text

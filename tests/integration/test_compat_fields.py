@@ -1,6 +1,7 @@
-"""Request fields agents written for OpenClaw's browser tool send (DESIGN.md §17), each doing what its
-name says on a real page: press delayMs, upload element, trace snapshots and sources, snapshot
+"""Request fields agents written for OpenClaw's browser tool send (DESIGN.md §17), each doing what
+its name says on a real page: press delayMs, upload element, trace snapshots and sources, snapshot
 refs=role|aria, bare numeric refs."""
+
 from __future__ import annotations
 
 import json
@@ -21,14 +22,22 @@ def page(client, site):
 
 def post(service, path: str, body: dict) -> tuple[int, dict]:
     """A raw request, so the test sees the status and code exactly as an agent would."""
-    r = requests.post(f"{service.url}{path}", json=body, timeout=30,
-                      headers={"Authorization": f"Bearer {service.token}"})
+    r = requests.post(
+        f"{service.url}{path}",
+        json=body,
+        timeout=30,
+        headers={"Authorization": f"Bearer {service.token}"},
+    )
     return r.status_code, r.json()
 
 
 def get(service, path: str, params: dict) -> tuple[int, dict]:
-    r = requests.get(f"{service.url}{path}", params=params, timeout=30,
-                     headers={"Authorization": f"Bearer {service.token}"})
+    r = requests.get(
+        f"{service.url}{path}",
+        params=params,
+        timeout=30,
+        headers={"Authorization": f"Bearer {service.token}"},
+    )
     return r.status_code, r.json()
 
 
@@ -37,7 +46,9 @@ def key_events(p: Page, key: str) -> tuple[dict, dict]:
     log = p.value("window.keyLog")
     down = [e for e in log if e["type"] == "keydown" and e["key"] == key]
     up = [e for e in log if e["type"] == "keyup" and e["key"] == key]
-    assert len(down) == 1 and len(up) == 1, f"expected one keydown and one keyup of {key!r}, the page saw {log}"
+    assert len(down) == 1 and len(up) == 1, (
+        f"expected one keydown and one keyup of {key!r}, the page saw {log}"
+    )
     return down[0], up[0]
 
 
@@ -47,14 +58,18 @@ def test_press_delay_ms_keeps_the_key_down_that_long(page, chord, key):
     p.act("press", key=chord, ref=p.ref("textbox", "Field"), delay_ms=300)
     down, up = key_events(p, key)
     held, listened = up["stamp"] - down["stamp"], up["now"] - down["now"]
-    assert held >= 300 and listened >= 300, \
-        f"keyup came {held:.1f} ms (event stamps) / {listened:.1f} ms (listeners) after keydown, not >= 300"
+    assert held >= 300 and listened >= 300, (
+        f"keyup came {held:.1f} ms (event stamps) / {listened:.1f} ms (listeners) after keydown, "
+        "not >= 300"
+    )
 
 
 @pytest.mark.parametrize("delay", [5001, -1, "soon", 2.5, True])
 def test_press_with_a_bad_delay_ms_is_400_naming_delay_ms(service, page, delay):
     p = page("/compat/keys.html")
-    status, body = post(service, "/act", {"kind": "press", "key": "a", "delayMs": delay, "targetId": p.id})
+    status, body = post(
+        service, "/act", {"kind": "press", "key": "a", "delayMs": delay, "targetId": p.id}
+    )
     assert (status, body["code"]) == (400, "ACT_INVALID_REQUEST"), body
     assert "delayMs" in body["error"], body
     assert p.value("window.keyLog") == [], "a refused press must not touch the keyboard"
@@ -62,8 +77,11 @@ def test_press_with_a_bad_delay_ms_is_400_naming_delay_ms(service, page, delay):
 
 def test_press_delay_longer_than_the_timeout_fails_before_any_key_goes_down(service, page):
     p = page("/compat/keys.html")
-    status, body = post(service, "/act", {"kind": "press", "key": "a", "delayMs": 3000, "timeoutMs": 600,
-                                          "targetId": p.id})
+    status, body = post(
+        service,
+        "/act",
+        {"kind": "press", "key": "a", "delayMs": 3000, "timeoutMs": 600, "targetId": p.id},
+    )
     assert (status, body["code"]) == (408, "ACT_TIMEOUT"), body
     assert p.value("window.keyLog") == [], "no key may be left held down"
 
@@ -74,7 +92,9 @@ def test_cli_press_delay_ms(service, page):
     ran = cli_of(service, "press", "x", "--delay-ms", "250", "--target", p.id)
     assert ran.status == 0
     down, up = key_events(p, "x")
-    assert up["stamp"] - down["stamp"] >= 250, f"keyup came {up['stamp'] - down['stamp']:.1f} ms after keydown"
+    assert up["stamp"] - down["stamp"] >= 250, (
+        f"keyup came {up['stamp'] - down['stamp']:.1f} ms after keydown"
+    )
 
 
 # -- upload element -------------------------------------------------------------------------------
@@ -95,7 +115,9 @@ def test_upload_element_sets_the_files_on_the_matched_file_input(client, page, u
 
 def test_cli_upload_element(service, page, upload_file):
     p = page("/act/upload.html")
-    ran = cli_of(service, "upload", upload_file.name, "--element", "input[multiple]", "--target", p.id)
+    ran = cli_of(
+        service, "upload", upload_file.name, "--element", "input[multiple]", "--target", p.id
+    )
     assert ran.status == 0
     assert p.text("chosen") == "chosen compat-report.txt"
 
@@ -103,24 +125,36 @@ def test_cli_upload_element(service, page, upload_file):
 def test_upload_element_matching_nothing_is_the_404_screenshot_gives(service, page, upload_file):
     p = page("/act/upload.html")
     shot_status, shot = post(service, "/screenshot", {"element": "#nothing-here", "targetId": p.id})
-    status, body = post(service, "/hooks/file-chooser", {"paths": [upload_file.name], "element": "#nothing-here",
-                                                         "targetId": p.id})
-    assert (status, body["code"]) == (shot_status, shot["code"]) == (404, "SELECTOR_NOT_FOUND"), (body, shot)
+    status, body = post(
+        service,
+        "/hooks/file-chooser",
+        {"paths": [upload_file.name], "element": "#nothing-here", "targetId": p.id},
+    )
+    assert (status, body["code"]) == (shot_status, shot["code"]) == (404, "SELECTOR_NOT_FOUND"), (
+        body,
+        shot,
+    )
     assert "#nothing-here" in body["error"]
 
 
 def test_upload_element_with_an_invalid_selector_is_400(service, page, upload_file):
     p = page("/act/upload.html")
-    status, body = post(service, "/hooks/file-chooser", {"paths": [upload_file.name], "element": "input[",
-                                                         "targetId": p.id})
+    status, body = post(
+        service,
+        "/hooks/file-chooser",
+        {"paths": [upload_file.name], "element": "input[", "targetId": p.id},
+    )
     assert (status, body["code"]) == (400, "INVALID_REQUEST"), body
     assert "not a valid CSS selector" in body["error"]
 
 
 def test_upload_element_that_is_not_a_file_input_is_400(service, page, upload_file):
     p = page("/act/upload.html")
-    status, body = post(service, "/hooks/file-chooser", {"paths": [upload_file.name], "element": "#pick",
-                                                         "targetId": p.id})
+    status, body = post(
+        service,
+        "/hooks/file-chooser",
+        {"paths": [upload_file.name], "element": "#pick", "targetId": p.id},
+    )
     assert (status, body["code"]) == (400, "ACT_INVALID_REQUEST"), body
     assert "<button>" in body["error"] and "input type=file" in body["error"]
     assert p.text("chosen") == ""
@@ -130,8 +164,11 @@ def test_upload_element_that_is_not_a_file_input_is_400(service, page, upload_fi
 def test_upload_element_with_a_ref_too_is_400(service, page, upload_file, other):
     p = page("/act/upload.html")
     ref = p.ref("button", "Document" if other == "inputRef" else "Choose file")
-    status, body = post(service, "/hooks/file-chooser", {"paths": [upload_file.name], "element": "#file",
-                                                         other: ref, "targetId": p.id})
+    status, body = post(
+        service,
+        "/hooks/file-chooser",
+        {"paths": [upload_file.name], "element": "#file", other: ref, "targetId": p.id},
+    )
     assert (status, body["code"]) == (400, "ACT_INVALID_REQUEST"), body
     assert "element" in body["error"] and other in body["error"]
     assert p.text("chosen") == ""
@@ -139,7 +176,7 @@ def test_upload_element_with_a_ref_too_is_400(service, page, upload_file, other)
 
 # -- trace snapshots and sources ------------------------------------------------------------------
 SNAPSHOT_EVENTS = {"LayerTreeHostImpl:snapshot", "cc::DisplayItemList:snapshot"}
-SOURCE_MARKER = "clawd-traced-source-marker:"     # text of tests/site/compat/traced.js
+SOURCE_MARKER = "clawd-traced-source-marker:"  # text of tests/site/compat/traced.js
 
 
 def exercise(p: Page) -> None:
@@ -161,10 +198,15 @@ def traced(client, p: Page, **options) -> tuple[dict, str, list[dict]]:
 
 
 def snapshot_events(events: list[dict]) -> list[dict]:
-    # Chromium 156 writes these as instant events ("ph": "I") named "<object>:snapshot"; older ones as
-    # "ph": "O" object snapshots. Either way the snapshot itself is in args.snapshot.
-    return [e for e in events if e.get("ph") in ("O", "I") and e.get("name") in SNAPSHOT_EVENTS
-            and isinstance((e.get("args") or {}).get("snapshot"), dict)]
+    # Chromium 156 writes these as instant events ("ph": "I") named "<object>:snapshot"; older
+    # ones as "ph": "O" object snapshots. Either way the snapshot itself is in args.snapshot.
+    return [
+        e
+        for e in events
+        if e.get("ph") in ("O", "I")
+        and e.get("name") in SNAPSHOT_EVENTS
+        and isinstance((e.get("args") or {}).get("snapshot"), dict)
+    ]
 
 
 def test_trace_snapshots_records_layer_trees_and_paint_pictures(client, page):
@@ -175,7 +217,9 @@ def test_trace_snapshots_records_layer_trees_and_paint_pictures(client, page):
     names = {e["name"] for e in found}
     assert names == SNAPSHOT_EVENTS, f"snapshot events in the trace: {sorted(names)}"
     layers = next(e for e in found if e["name"] == "LayerTreeHostImpl:snapshot")["args"]["snapshot"]
-    picture = next(e for e in found if e["name"] == "cc::DisplayItemList:snapshot")["args"]["snapshot"]
+    picture = next(e for e in found if e["name"] == "cc::DisplayItemList:snapshot")["args"][
+        "snapshot"
+    ]
     assert "active_tree" in layers and "skp64" in picture, (sorted(layers), sorted(picture))
 
 
@@ -184,7 +228,9 @@ def test_trace_sources_carries_the_text_of_the_page_scripts(client, page):
     started, text, events = traced(client, p, sources=True)
     assert started["sources"] is True and started["snapshots"] is False
     assert SOURCE_MARKER in text, "the text of traced.js is not in the trace"
-    assert "function loadTraced()" in text, "the page's inline script (compiled before the trace) is not in it"
+    assert "function loadTraced()" in text, (
+        "the page's inline script (compiled before the trace) is not in it"
+    )
     rundown = {e.get("name") for e in events if "v8-source-rundown" in (e.get("cat") or "")}
     assert rundown, "no v8-source-rundown events"
 
@@ -207,15 +253,21 @@ def test_cli_trace_start_with_snapshots_and_sources(service, client, page):
     assert stopped.status == 0
     text = pathlib.Path(stopped.out.strip()).read_text()
     trace = json.loads(text)
-    names = {e["name"] for e in snapshot_events(trace["traceEvents"] if isinstance(trace, dict) else trace)}
+    names = {
+        e["name"]
+        for e in snapshot_events(trace["traceEvents"] if isinstance(trace, dict) else trace)
+    }
     assert SOURCE_MARKER in text, "the text of traced.js is not in the trace"
     assert names == SNAPSHOT_EVENTS, f"snapshot events in the trace: {sorted(names)}"
 
 
 # -- snapshot refs=role|aria ----------------------------------------------------------------------
 def nth_ref(refs: dict, role: str, name: str, nth: int = 0) -> str:
-    found = [ref for ref, info in refs.items()
-             if (info["role"], info["name"], info.get("nth", 0)) == (role, name, nth)]
+    found = [
+        ref
+        for ref, info in refs.items()
+        if (info["role"], info["name"], info.get("nth", 0)) == (role, name, nth)
+    ]
     assert len(found) == 1, f"no single {role} {name!r} nth={nth} in {refs}"
     return found[0]
 
@@ -252,7 +304,7 @@ def test_finding_a_role_ref_again_leaves_the_other_refs_as_they_were(client, pag
     assert p.text("log") == "clicked Publish #2 of render 2"
     p.act("click", ref=nth_ref(refs, "button", "Stay"))
     assert p.text("log") == "clicked Stay"
-    p.act("click", ref=nth_ref(refs, "button", "Save", 1))     # found again, a second time
+    p.act("click", ref=nth_ref(refs, "button", "Save", 1))  # found again, a second time
     assert p.text("log") == "clicked Save #1 of render 2"
 
 
@@ -299,7 +351,7 @@ def test_role_refs_do_not_reach_into_a_new_document(client, site, page):
 def test_the_ref_mode_is_the_latest_snapshots(client, page):
     p = page("/compat/rerender.html")
     client.snapshot(target_id=p.id, refs="role")
-    refs = client.snapshot(target_id=p.id)["refs"]       # the default (aria) replaces the role refs
+    refs = client.snapshot(target_id=p.id)["refs"]  # the default (aria) replaces the role refs
     rerendered(p)
     with pytest.raises(errors.RefStale):
         p.act("click", ref=nth_ref(refs, "button", "Save"))
@@ -342,12 +394,17 @@ def test_a_bare_number_is_the_e_ref(client, page, spelling):
 def test_bare_numbers_work_wherever_refs_are_accepted(service, client, page, upload_file):
     p = page("/act/upload.html")
     refs = client.snapshot(target_id=p.id)["refs"]
-    number = {name: nth_ref(refs, "button", name).removeprefix("e") for name in ("Document", "Many", "Choose file")}
+    number = {
+        name: nth_ref(refs, "button", name).removeprefix("e")
+        for name in ("Document", "Many", "Choose file")
+    }
     client.file_chooser([upload_file.name], ref=number["Choose file"], target_id=p.id)
     assert p.text("chosen") == "chosen compat-report.txt:13"
     client.file_chooser([upload_file.name], input_ref=number["Many"], target_id=p.id)
     assert p.text("chosen") == "chosen compat-report.txt"
-    assert client.evaluate("(el) => el.id", ref=number["Document"], target_id=p.id)["result"] == "file"
+    assert (
+        client.evaluate("(el) => el.id", ref=number["Document"], target_id=p.id)["result"] == "file"
+    )
     shot = client.screenshot(target_id=p.id, ref=number["Choose file"])
     assert 0 < shot["width"] < 400, shot
     assert client.highlight(number["Choose file"], target_id=p.id)["ok"] is True
@@ -376,7 +433,11 @@ def test_a_bare_number_never_minted_is_404_ref_unknown(service, page):
 
 def test_snapshot_frame_takes_a_bare_number(client, page):
     p = page("/snapshot/frames.html")
-    iframe = next(ref for ref, info in client.snapshot(target_id=p.id)["refs"].items() if info["role"] == "iframe")
+    iframe = next(
+        ref
+        for ref, info in client.snapshot(target_id=p.id)["refs"].items()
+        if info["role"] == "iframe"
+    )
     inner = client.snapshot(target_id=p.id, frame=iframe.removeprefix("e"))["snapshot"]
     assert 'button "Inside"' in inner and "Top" not in inner, inner
 

@@ -1,5 +1,6 @@
 """Console messages, page errors and requests per tab: recorded from the first script, filtered,
 bounded, freed with the tab, kept for popups, and printed by the CLI."""
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,9 @@ def drained(handler, status: int, body: str, content_type: str = "application/js
 
 
 # -- console ------------------------------------------------------------------------------------
-def test_console_messages_from_page_load_are_recorded_with_type_text_and_location(client, page, site):
+def test_console_messages_from_page_load_are_recorded_with_type_text_and_location(
+    client, page, site
+):
     tab = page("/debug/console.html")
     result = client.console(target_id=tab["tabId"])
     assert result["tabId"] == tab["tabId"]
@@ -54,7 +57,7 @@ def test_console_messages_from_page_load_are_recorded_with_type_text_and_locatio
     assert "cart has 3 items" in by_text
     entry = by_text["warning line"]
     assert entry["location"]["url"] == site.url("/debug/console.html")
-    assert entry["location"]["lineNumber"] == 9          # 0-based, as CDP reports it
+    assert entry["location"]["lineNumber"] == 9  # 0-based, as CDP reports it
     assert isinstance(entry["timestamp"], float) and entry["timestamp"] > 1.6e12
 
 
@@ -64,9 +67,16 @@ def test_console_level_filter_keeps_that_level_and_above(client, page):
     every = texts(client.console(target_id=tab_id))
     assert "debug line" in every
     log_and_up = texts(client.console(level="log", target_id=tab_id))
-    assert "debug line" not in log_and_up and "info line" in log_and_up and "cart has 3 items" in log_and_up
+    assert (
+        "debug line" not in log_and_up
+        and "info line" in log_and_up
+        and "cart has 3 items" in log_and_up
+    )
     assert texts(client.console(level="info", target_id=tab_id)) == log_and_up
-    assert set(texts(client.console(level="warning", target_id=tab_id))) == {"warning line", "error line"}
+    assert set(texts(client.console(level="warning", target_id=tab_id))) == {
+        "warning line",
+        "error line",
+    }
     assert texts(client.console(level="error", target_id=tab_id)) == ["error line"]
 
 
@@ -82,8 +92,10 @@ def test_a_burst_of_600_messages_keeps_the_newest_500(client, page, service):
     tab_id = tab["tabId"]
     client.request("GET", "/console", params={"targetId": tab_id, "clear": "true"})
     assert evaluate(service, client, tab_id, "burst(600)") == 600
-    result = wait_until(lambda: (r := client.console(target_id=tab_id)) and "burst 599" in texts(r) and r,
-                        message="the last burst message")
+    result = wait_until(
+        lambda: (r := client.console(target_id=tab_id)) and "burst 599" in texts(r) and r,
+        message="the last burst message",
+    )
     got = texts(result)
     assert len(got) == 500
     assert got[0] == "burst 100" and got[-1] == "burst 599"
@@ -100,7 +112,9 @@ def test_console_clear_forgets_what_was_read(client, page):
 
 def test_console_wrap_marks_page_text_as_untrusted(client, page):
     tab = page("/debug/console.html")
-    result = client.request("GET", "/console", params={"targetId": tab["tabId"], "wrap": "true", "level": "error"})
+    result = client.request(
+        "GET", "/console", params={"targetId": tab["tabId"], "wrap": "true", "level": "error"}
+    )
     [message] = result["messages"]
     assert message["text"].startswith("<<<EXTERNAL_UNTRUSTED_CONTENT id=")
     assert "error line" in message["text"]
@@ -120,8 +134,10 @@ def test_uncaught_errors_and_rejections_are_recorded_and_clear_forgets_them(clie
     tab = page("/debug/console.html")
     tab_id = tab["tabId"]
     evaluate(service, client, tab_id, "(throwLater('bad thing'), rejectLater('no promise'), 1)")
-    found = wait_until(lambda: len(r := client.errors(target_id=tab_id)["errors"]) >= 2 and r,
-                       message="two page errors")
+    found = wait_until(
+        lambda: len(r := client.errors(target_id=tab_id)["errors"]) >= 2 and r,
+        message="two page errors",
+    )
     by_message = {e["message"]: e for e in found}
     assert by_message["bad thing"]["name"] == "TypeError"
     assert by_message["bad thing"]["stack"].startswith("TypeError: bad thing\n    at ")
@@ -141,10 +157,21 @@ def test_requests_record_method_status_type_and_failures(client, page, site, ser
     evaluate(service, client, tab_id, "load('/debug/nothing-here.json')")
     evaluate(service, client, tab_id, "load('http://127.0.0.1:1/refused')")
     # an image of a URL no renderer has seen: the page's own <img> may come from the memory cache
-    evaluate(service, client, tab_id, "new Promise(done => { const i = new Image(); i.onload = () => done(1); "
-                                      "i.src = '/debug/pixel.png?as-image=' + Date.now(); document.body.append(i); })")
-    rows = wait_until(lambda: [r for r in client.requests(target_id=tab_id)["requests"]
-                               if r["status"] is not None or r["failureText"]], message="finished requests")
+    evaluate(
+        service,
+        client,
+        tab_id,
+        "new Promise(done => { const i = new Image(); i.onload = () => done(1); "
+        "i.src = '/debug/pixel.png?as-image=' + Date.now(); document.body.append(i); })",
+    )
+    rows = wait_until(
+        lambda: [
+            r
+            for r in client.requests(target_id=tab_id)["requests"]
+            if r["status"] is not None or r["failureText"]
+        ],
+        message="finished requests",
+    )
     rows = {r["url"]: r for r in client.requests(target_id=tab_id)["requests"]}
     document = rows[site.url("/debug/fetch.html")]
     assert document["method"] == "GET" and document["resourceType"] == "Document"
@@ -152,14 +179,26 @@ def test_requests_record_method_status_type_and_failures(client, page, site, ser
     image = [r for url, r in rows.items() if url.startswith(site.url("/debug/pixel.png?as-image="))]
     assert len(image) == 1 and image[0]["resourceType"] == "Image" and image[0]["status"] == 200
     created = rows[site.url("/debug/api/created")]
-    assert (created["method"], created["status"], created["ok"], created["resourceType"]) == ("POST", 201, True, "Fetch")
+    assert (created["method"], created["status"], created["ok"], created["resourceType"]) == (
+        "POST",
+        201,
+        True,
+        "Fetch",
+    )
     missing = rows[site.url("/debug/nothing-here.json")]
     assert missing["status"] == 404 and missing["ok"] is False
-    refused = wait_until(lambda: {r["url"]: r for r in client.requests(target_id=tab_id)["requests"]}
-                         ["http://127.0.0.1:1/refused"]["failureText"], message="refused request to fail")
+    refused = wait_until(
+        lambda: {r["url"]: r for r in client.requests(target_id=tab_id)["requests"]}[
+            "http://127.0.0.1:1/refused"
+        ]["failureText"],
+        message="refused request to fail",
+    )
     assert refused.startswith("net::ERR_")
-    assert all(set(r) == {"id", "timestamp", "method", "url", "resourceType", "status", "ok", "failureText"}
-               for r in rows.values())
+    assert all(
+        set(r)
+        == {"id", "timestamp", "method", "url", "resourceType", "status", "ok", "failureText"}
+        for r in rows.values()
+    )
 
 
 def test_requests_filter_by_substring_and_clear(client, page, site, service):
@@ -175,12 +214,17 @@ def test_requests_filter_by_substring_and_clear(client, page, site, service):
 
 
 def test_a_redirect_keeps_each_hop(client, page, site, service):
-    site.route("/debug/api/moved", lambda h: answer(h, 302, "", headers={"Location": "/debug/api/landed"}))
+    site.route(
+        "/debug/api/moved", lambda h: answer(h, 302, "", headers={"Location": "/debug/api/landed"})
+    )
     site.route("/debug/api/landed", lambda h: answer(h, 200, "landed", "text/plain"))
     tab = page("/debug/fetch.html")
     assert evaluate(service, client, tab["tabId"], "load('/debug/api/moved')") == "landed"
     rows = client.requests(filter="/debug/api/", target_id=tab["tabId"])["requests"]
-    assert [(r["url"].rsplit("/", 1)[1], r["status"]) for r in rows] == [("moved", 302), ("landed", 200)]
+    assert [(r["url"].rsplit("/", 1)[1], r["status"]) for r in rows] == [
+        ("moved", 302),
+        ("landed", 200),
+    ]
     assert rows[0]["id"] != rows[1]["id"]
 
 
@@ -194,7 +238,9 @@ def test_closing_a_tab_frees_its_buffers(client, site):
     client.close_tab(tab_id)
     after = client.status()
     assert tab_id not in after["console"]["tabs"] and tab_id not in after["network"]["tabs"]
-    assert after["console"]["buffersFreed"] == before["console"]["buffersFreed"] + 2   # messages and errors
+    assert (
+        after["console"]["buffersFreed"] == before["console"]["buffersFreed"] + 2
+    )  # messages and errors
     assert after["network"]["buffersFreed"] == before["network"]["buffersFreed"] + 1
     assert after["tabsFreed"] == before["tabsFreed"] + 1
     with pytest.raises(errors.TabNotFound):
@@ -205,9 +251,13 @@ def test_a_popup_has_its_own_console_from_its_first_script(client, page, service
     opener = page("/debug/popup.html")
     known = {t["tabId"] for t in client.tabs()["tabs"]}
     evaluate(service, client, opener["tabId"], "openPopup('/debug/errors.html')")
-    popup = wait_until(lambda: [t for t in client.tabs()["tabs"] if t["tabId"] not in known], message="popup")[0]
+    popup = wait_until(
+        lambda: [t for t in client.tabs()["tabs"] if t["tabId"] not in known], message="popup"
+    )[0]
     try:
-        found = wait_until(lambda: client.errors(target_id=popup["tabId"])["errors"], message="popup error")
+        found = wait_until(
+            lambda: client.errors(target_id=popup["tabId"])["errors"], message="popup error"
+        )
         assert found[0]["message"] == "out of range on load"
         assert client.errors(target_id=opener["tabId"])["errors"] == []
     finally:
@@ -233,6 +283,9 @@ def test_cli_console_prints_level_text_and_location(service, page, site):
     status, out, err = cli(service, "console", "--target", tab["tabId"], "--level", "warning")
     assert status == 0, err
     lines = out.strip().splitlines()
-    assert lines[0].startswith("[warning] warning line") and site.url("/debug/console.html") in lines[0]
+    assert (
+        lines[0].startswith("[warning] warning line")
+        and site.url("/debug/console.html") in lines[0]
+    )
     assert lines[1].startswith("[error] error line")
     assert len(lines) == 2

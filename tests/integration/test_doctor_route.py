@@ -1,5 +1,6 @@
 """GET /doctor on a running service: its own Chromium's port is not "another program", the state
 directory and token it created pass, evaluate is flagged; and `clawd-browser doctor` shows it."""
+
 from __future__ import annotations
 
 import json
@@ -19,14 +20,18 @@ def test_get_doctor_reports_every_check_with_a_level(client):
     report = client.request("GET", "/doctor")
     checks = _checks(report)
     for check in report["checks"]:
-        assert set(check) == {"name", "ok", "level", "detail"} and check["level"] in ("ok", "warn", "error")
+        assert set(check) == {"name", "ok", "level", "detail"} and check["level"] in (
+            "ok",
+            "warn",
+            "error",
+        )
     assert checks["chromium"]["level"] == "ok" and "Chromium" in checks["chromium"]["detail"]
     assert checks["state dir"]["level"] == "ok"
     assert checks["auth"]["level"] == "ok" and "auth-token" in checks["auth"]["detail"]
     assert checks["bind"]["level"] == "ok"
     assert checks["evaluate"]["level"] == "warn"
     ports = [c for name, c in checks.items() if name.startswith("port ")]
-    assert ports and all(c["level"] == "ok" for c in ports), ports   # our own Chromium holds it
+    assert ports and all(c["level"] == "ok" for c in ports), ports  # our own Chromium holds it
     assert report["ok"] is True
 
 

@@ -3,6 +3,7 @@ is in GET /requests for a new tab, the first tab of a freshly launched (or resta
 a popup with or without its opener. A new tab's renderer can still be starting when the tab is
 handed out; a navigation sent then ran the first script before Network.enable reached it, and the
 fetch was never reported (1 in 5 new tabs; bench/first_request.py runs 50 fresh starts)."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,23 +12,27 @@ from tests.support.browser import require_chromium, service_config
 from tests.support.page_eval import evaluate, wait_until
 from tests.support.service import RunningService
 
-PAGE = "/debug/first-fetch.html"            # its first script fetches DATA, then sets the title
-OPENER = "/debug/first-fetch-opener.html"   # openPopup(noopener) opens PAGE in a popup
+PAGE = "/debug/first-fetch.html"  # its first script fetches DATA, then sets the title
+OPENER = "/debug/first-fetch-opener.html"  # openPopup(noopener) opens PAGE in a popup
 DATA = "first-fetch.json"
 
 
 def missed(running, client, tab_id: str) -> bool:
     """Once the page says its first fetch finished: True when /requests does not list it."""
-    wait_until(lambda: (evaluate(running, client, tab_id, "document.title") or "").startswith("fetched"),
-               message=f"the first fetch of {tab_id}")
+    wait_until(
+        lambda: (evaluate(running, client, tab_id, "document.title") or "").startswith("fetched"),
+        message=f"the first fetch of {tab_id}",
+    )
     return not client.requests(filter=DATA, target_id=tab_id)["requests"]
 
 
 def open_popup(running, client, opener_id: str, noopener: bool) -> str:
     known = {t["tabId"] for t in client.tabs()["tabs"]}
     evaluate(running, client, opener_id, f"openPopup({'true' if noopener else 'false'})")
-    return wait_until(lambda: [t["tabId"] for t in client.tabs()["tabs"] if t["tabId"] not in known],
-                      message="the popup")[0]
+    return wait_until(
+        lambda: [t["tabId"] for t in client.tabs()["tabs"] if t["tabId"] not in known],
+        message="the popup",
+    )[0]
 
 
 @pytest.mark.timeout(100)
@@ -74,10 +79,13 @@ def test_the_first_fetch_on_a_fresh_browser_and_after_restarts_is_listed(tmp_pat
             if start:
                 client.stop()
             client.start()
-            first = client.navigate(site.url(PAGE))["tabId"]   # the tab the browser started with
+            first = client.navigate(site.url(PAGE))["tabId"]  # the tab the browser started with
             opened = client.open(site.url(PAGE))["tabId"]
-            misses += [f"start {start}: {kind} {tab_id}" for kind, tab_id in (("first tab", first), ("new tab", opened))
-                       if missed(running, client, tab_id)]
+            misses += [
+                f"start {start}: {kind} {tab_id}"
+                for kind, tab_id in (("first tab", first), ("new tab", opened))
+                if missed(running, client, tab_id)
+            ]
         client.close()
     finally:
         running.close()

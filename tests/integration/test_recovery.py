@@ -1,4 +1,5 @@
 """Recovery: Chromium killed mid-request, a renderer crash, a dead remote peer, idle tabs."""
+
 from __future__ import annotations
 
 import os
@@ -27,6 +28,7 @@ def _hanging_route(site, path):
     def hang(handler):
         release.wait(20)
         answer(handler, 200, "<title>late</title>")
+
     site.route(path, hang)
     return release
 
@@ -56,7 +58,7 @@ def test_chromium_killed_mid_request_fails_fast_then_relaunches(own_service, sit
     release.set()
     assert isinstance(outcome.get("error"), errors.BrowserGone), outcome
     assert outcome["seconds"] < 10
-    reopened = client.open(site.url("/index.html"))   # the next request relaunches
+    reopened = client.open(site.url("/index.html"))  # the next request relaunches
     assert reopened["title"] == "clawd test site"
     assert int(reopened["tabId"][1:]) > int(tab["tabId"][1:])
     assert client.status()["running"] is True
@@ -68,7 +70,7 @@ def test_renderer_crash_answers_tab_crashed_and_spares_other_tabs(own_service, s
     doomed = client.open(site.url("/index.html"))
     healthy = client.open(site.url("/long.html"))
     session = own_service.live_tab(doomed["tabId"]).session
-    with pytest.raises(errors.TabCrashed):   # the crashed renderer never answers: failed at once
+    with pytest.raises(errors.TabCrashed):  # the crashed renderer never answers: failed at once
         session.call("Page.crash", timeout=10)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
@@ -81,7 +83,10 @@ def test_renderer_crash_answers_tab_crashed_and_spares_other_tabs(own_service, s
         time.sleep(0.05)
     else:
         pytest.fail("the crashed tab never answered TAB_CRASHED")
-    assert client.navigate(site.url("/index.html"), target_id=healthy["tabId"])["title"] == "clawd test site"
+    assert (
+        client.navigate(site.url("/index.html"), target_id=healthy["tabId"])["title"]
+        == "clawd test site"
+    )
     crashed = [t for t in client.tabs()["tabs"] if t["tabId"] == doomed["tabId"]]
     assert crashed and crashed[0].get("crashed") is True
     client.close_tab(doomed["tabId"])
@@ -99,6 +104,7 @@ def test_relaunch_failures_back_off(own_service):
 
 def test_idle_tabs_are_swept(own_service, site):
     from clawd.browser.sweeper import TabSweeper
+
     client = own_service.client()
     client.start()
     kept = client.open(site.url("/index.html"))
@@ -122,7 +128,8 @@ def test_a_failing_tab_hook_does_not_leave_new_tabs_paused(own_service, site):
 
         def detach(self, tab):
             pass
-    own_service.service.hooks.insert(0, Broken())   # before the first request creates the runtime
+
+    own_service.service.hooks.insert(0, Broken())  # before the first request creates the runtime
     client = own_service.client()
     opened = client.open(site.url("/index.html"))
     assert opened["title"] == "clawd test site"

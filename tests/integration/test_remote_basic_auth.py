@@ -1,6 +1,7 @@
 """A remote profile whose cdpUrl carries HTTP Basic userinfo (`http://user:pass@host:port`), as a
 DevTools endpoint behind an authenticating proxy wants it: the credentials go on the discovery
 request and on the websocket upgrade, and never into a status or an error."""
+
 from __future__ import annotations
 
 import base64
@@ -27,7 +28,7 @@ class BasicAuthProxy:
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.target_port = target_port
-        self.seen: list[tuple[str, bool]] = []      # (request line, authorized)
+        self.seen: list[tuple[str, bool]] = []  # (request line, authorized)
         threading.Thread(target=self._accept, name="auth-proxy", daemon=True).start()
 
     def _accept(self) -> None:
@@ -47,13 +48,21 @@ class BasicAuthProxy:
                 return
             head += chunk
         lines = head.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
-        authorization = next((line.split(":", 1)[1].strip() for line in lines[1:]
-                              if line.lower().startswith("authorization:")), None)
+        authorization = next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in lines[1:]
+                if line.lower().startswith("authorization:")
+            ),
+            None,
+        )
         authorized = authorization == self.expected
         self.seen.append((lines[0], authorized))
         if not authorized:
-            client.sendall(b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 0\r\n"
-                           b"Connection: close\r\n\r\n")
+            client.sendall(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic\r\nContent-Length: 0\r\n"
+                b"Connection: close\r\n\r\n"
+            )
             client.close()
             return
         upstream = socket.create_connection(("127.0.0.1", self.target_port))
@@ -99,8 +108,10 @@ def _userinfo() -> str:
 
 def _shapes(proxy) -> dict:
     path = urllib.parse.urlsplit(proxy.chromium.ws_url).path
-    return {"http": f"http://{_userinfo()}127.0.0.1:{proxy.port}",
-            "devtools": f"ws://{_userinfo()}127.0.0.1:{proxy.port}{path}"}
+    return {
+        "http": f"http://{_userinfo()}127.0.0.1:{proxy.port}",
+        "devtools": f"ws://{_userinfo()}127.0.0.1:{proxy.port}{path}",
+    }
 
 
 @pytest.mark.parametrize("shape", ["http", "devtools"])
@@ -114,7 +125,9 @@ def test_basic_userinfo_is_sent_on_the_websocket_upgrade(client, site, proxy, sh
         upgrades = proxy.upgrades()[before:]
         assert upgrades and all(authorized for _, authorized in upgrades), upgrades
         status = client.status(profile=name)
-        assert PASSWORD not in str(status) and urllib.parse.quote(PASSWORD, safe="") not in str(status)
+        assert PASSWORD not in str(status) and urllib.parse.quote(PASSWORD, safe="") not in str(
+            status
+        )
     finally:
         client.delete_profile(name)
 

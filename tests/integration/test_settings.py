@@ -1,5 +1,6 @@
 """Per-tab settings: each one checked in the page (navigator, Intl, matchMedia, geolocation) or at
 the server (headers, Accept-Language, auth), reported by GET /, inherited by popups, and cleared."""
+
 from __future__ import annotations
 
 import base64
@@ -31,7 +32,9 @@ def reload(client, site, tab_id: str, path: str = "/debug/probe.html") -> None:
 
 def recorder(site, path: str, header: str) -> list:
     seen: list = []
-    site.route(path, lambda h: (seen.append(h.headers.get(header)), answer(h, 200, "ok", "text/plain")))
+    site.route(
+        path, lambda h: (seen.append(h.headers.get(header)), answer(h, 200, "ok", "text/plain"))
+    )
     return seen
 
 
@@ -42,13 +45,18 @@ def test_offline_cuts_the_page_off_and_back_on(client, service, site, probe):
     assert result["settings"]["offline"] is True
     assert client.status()["emulation"][tab_id]["offline"] is True
     assert evaluate(service, client, tab_id, "navigator.onLine") is False
-    failed = evaluate(service, client, tab_id, "fetch('/debug/pixel.png?offline').then(() => 'ok', e => 'failed')")
+    failed = evaluate(
+        service, client, tab_id, "fetch('/debug/pixel.png?offline').then(() => 'ok', e => 'failed')"
+    )
     assert failed == "failed"
     row = client.requests(filter="offline", target_id=tab_id)["requests"][-1]
     assert row["failureText"] == "net::ERR_INTERNET_DISCONNECTED"
     client.set_offline(False, target_id=tab_id)
     assert evaluate(service, client, tab_id, "navigator.onLine") is True
-    assert evaluate(service, client, tab_id, "fetch('/debug/pixel.png?online').then(r => r.status)") == 200
+    assert (
+        evaluate(service, client, tab_id, "fetch('/debug/pixel.png?online').then(r => r.status)")
+        == 200
+    )
     assert "offline" not in client.status()["emulation"].get(tab_id, {})
 
 
@@ -64,12 +72,15 @@ def test_extra_headers_are_sent_until_cleared(client, service, site, probe):
     assert seen[-1] is None
 
 
-@pytest.mark.parametrize("headers, expected", [
-    ("{not json", "headers is not JSON"),
-    ("[1, 2]", "headers must be a JSON object"),
-    ({"Bad Name": "x"}, "not a valid header name"),
-    ({"X-Nested": {"a": 1}}, "headers.X-Nested"),
-])
+@pytest.mark.parametrize(
+    "headers, expected",
+    [
+        ("{not json", "headers is not JSON"),
+        ("[1, 2]", "headers must be a JSON object"),
+        ({"Bad Name": "x"}, "not a valid header name"),
+        ({"X-Nested": {"a": 1}}, "headers.X-Nested"),
+    ],
+)
 def test_bad_headers_are_400_naming_the_field(client, probe, headers, expected):
     with pytest.raises(errors.InvalidRequest) as caught:
         client.set_headers(headers, target_id=probe["tabId"])
@@ -79,7 +90,9 @@ def test_bad_headers_are_400_naming_the_field(client, probe, headers, expected):
 def test_headers_as_json_text_are_accepted(client, service, site, probe):
     seen = recorder(site, "/debug/api/headers-text", "X-From")
     client.set_headers('{"X-From": "text"}', target_id=probe["tabId"])
-    evaluate(service, client, probe["tabId"], "fetch('/debug/api/headers-text').then(r => r.text())")
+    evaluate(
+        service, client, probe["tabId"], "fetch('/debug/api/headers-text').then(r => r.text())"
+    )
     assert seen[-1] == "text"
 
 
@@ -90,7 +103,13 @@ def _protected(realm: str):
         if handler.headers.get("Authorization") == expected:
             answer(handler, 200, "<title>secret</title><p>welcome ada</p>")
         else:
-            answer(handler, 401, "<title>locked</title>", headers={"WWW-Authenticate": f'Basic realm="{realm}"'})
+            answer(
+                handler,
+                401,
+                "<title>locked</title>",
+                headers={"WWW-Authenticate": f'Basic realm="{realm}"'},
+            )
+
     return handle
 
 
@@ -98,7 +117,7 @@ def test_credentials_answer_http_auth_until_cleared(client, service, site, probe
     site.route("/debug/api/secret", _protected("clawd"))
     site.route("/debug/vault/secret", _protected("vault"))
     tab_id = probe["tabId"]
-    with pytest.raises(errors.NavigationFailed) as caught:      # headless Chromium has no login prompt
+    with pytest.raises(errors.NavigationFailed) as caught:  # headless Chromium has no login prompt
         client.navigate(site.url("/debug/api/secret"), target_id=tab_id)
     assert "ERR_INVALID_AUTH_CREDENTIALS" in caught.value.message
     result = client.set_credentials("ada", "lovelace", target_id=tab_id)
@@ -109,21 +128,26 @@ def test_credentials_answer_http_auth_until_cleared(client, service, site, probe
     assert "welcome ada" in evaluate(service, client, tab_id, "document.body.innerText")
     client.set_credentials(clear=True, target_id=tab_id)
     assert "credentials" not in client.status()["emulation"].get(tab_id, {})
-    # Chromium keeps what it learnt for /debug/api/ in its own auth cache; a new realm is not answered
+    # Chromium keeps what it learnt for /debug/api/ in its own auth cache;
+    # a new realm is not answered
     with pytest.raises(errors.NavigationFailed):
         client.navigate(site.url("/debug/vault/secret"), target_id=tab_id)
 
 
 def test_credentials_need_a_username_or_clear(client, probe):
     with pytest.raises(errors.InvalidRequest) as caught:
-        client.request("POST", "/set/credentials", json={"password": "x", "targetId": probe["tabId"]})
+        client.request(
+            "POST", "/set/credentials", json={"password": "x", "targetId": probe["tabId"]}
+        )
     assert "username" in caught.value.message
 
 
 # -- geolocation --------------------------------------------------------------------------------
 def test_geolocation_is_reported_to_the_page_with_permission_granted(client, service, site, probe):
     tab_id = probe["tabId"]
-    result = client.set_geolocation(latitude=48.8584, longitude=2.2945, accuracy=5, target_id=tab_id)
+    result = client.set_geolocation(
+        latitude=48.8584, longitude=2.2945, accuracy=5, target_id=tab_id
+    )
     assert result["permissionOrigin"] == site.url("")
     position = evaluate(service, client, tab_id, "position()")
     assert position == {"latitude": 48.8584, "longitude": 2.2945, "accuracy": 5}
@@ -133,13 +157,16 @@ def test_geolocation_is_reported_to_the_page_with_permission_granted(client, ser
     assert evaluate(service, client, tab_id, "position()") != position
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"latitude": 91, "longitude": 0}, "latitude"),
-    ({"latitude": 0, "longitude": -181}, "longitude"),
-    ({"latitude": 0, "longitude": 0, "accuracy": -1}, "accuracy"),
-    ({"latitude": 0}, "longitude"),
-    ({"latitude": 0, "longitude": 0, "origin": "ftp://files"}, "origin"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"latitude": 91, "longitude": 0}, "latitude"),
+        ({"latitude": 0, "longitude": -181}, "longitude"),
+        ({"latitude": 0, "longitude": 0, "accuracy": -1}, "accuracy"),
+        ({"latitude": 0}, "longitude"),
+        ({"latitude": 0, "longitude": 0, "origin": "ftp://files"}, "origin"),
+    ],
+)
 def test_bad_geolocation_is_400_naming_the_field(client, probe, body, field):
     with pytest.raises(errors.InvalidRequest) as caught:
         client.request("POST", "/set/geolocation", json={**body, "targetId": probe["tabId"]})
@@ -152,10 +179,16 @@ def test_media_color_scheme_and_reduced_motion(client, service, probe):
     client.set_media(color_scheme="dark", reduced_motion="reduce", target_id=tab_id)
     got = facts(service, client, tab_id)
     assert got["dark"] is True and got["reducedMotion"] is True
-    assert evaluate(service, client, tab_id, "getComputedStyle(document.body).backgroundColor") == "rgb(0, 0, 0)"
+    assert (
+        evaluate(service, client, tab_id, "getComputedStyle(document.body).backgroundColor")
+        == "rgb(0, 0, 0)"
+    )
     client.set_media(color_scheme="light", target_id=tab_id)
     assert facts(service, client, tab_id)["dark"] is False
-    assert client.status()["emulation"][tab_id]["media"] == {"colorScheme": "light", "reducedMotion": "reduce"}
+    assert client.status()["emulation"][tab_id]["media"] == {
+        "colorScheme": "light",
+        "reducedMotion": "reduce",
+    }
     client.set_media(color_scheme="none", reduced_motion="none", target_id=tab_id)
     assert "media" not in client.status()["emulation"].get(tab_id, {})
     with pytest.raises(errors.InvalidRequest) as caught:
@@ -193,9 +226,15 @@ def test_locale_sets_intl_navigator_language_and_accept_language(client, service
     assert client.status()["emulation"][tab_id]["locale"] == "de-DE"
 
 
-@pytest.mark.parametrize("locale, header", [
-    ("fr-FR", "fr-FR,fr;q=0.9"), ("de", "de"), ("pt_BR", "pt-BR,pt;q=0.9"), ("zh-Hant-TW", "zh-Hant-TW,zh;q=0.9"),
-])
+@pytest.mark.parametrize(
+    "locale, header",
+    [
+        ("fr-FR", "fr-FR,fr;q=0.9"),
+        ("de", "de"),
+        ("pt_BR", "pt-BR,pt;q=0.9"),
+        ("zh-Hant-TW", "zh-Hant-TW,zh;q=0.9"),
+    ],
+)
 def test_locale_sends_a_well_formed_accept_language(client, service, site, probe, locale, header):
     """Chromium adds the q-values itself: clawd hands it the bare list (it once sent
     `fr-FR,fr;q=0.9;q=0.9`)."""
@@ -205,7 +244,7 @@ def test_locale_sends_a_well_formed_accept_language(client, service, site, probe
         client.set_locale(locale, target_id=tab_id)
         evaluate(service, client, tab_id, "fetch('/debug/api/language-exact').then(r => r.text())")
         assert seen == [header]
-        reload(client, site, tab_id, "/debug/api/language-exact")          # the navigation request too
+        reload(client, site, tab_id, "/debug/api/language-exact")  # the navigation request too
         assert seen == [header, header]
     finally:
         client.set_locale(clear=True, target_id=tab_id)
@@ -248,14 +287,25 @@ def test_device_table_covers_phones_tablets_and_desktops():
     kinds = {d.kind for d in devices.DEVICES}
     assert kinds == {"phone", "tablet", "desktop"}
     iphone = devices.find("iPhone 14")
-    assert (iphone.width, iphone.height, iphone.scale, iphone.mobile, iphone.touch) == (390, 844, 3, True, True)
+    assert (iphone.width, iphone.height, iphone.scale, iphone.mobile, iphone.touch) == (
+        390,
+        844,
+        3,
+        True,
+        True,
+    )
     assert all(d.user_agent.startswith("Mozilla/5.0") for d in devices.DEVICES)
 
 
 def test_viewport_resizes_the_page(client, service, probe):
     tab_id = probe["tabId"]
     result = client.set_viewport(800, 600, device_scale_factor=2, target_id=tab_id)
-    assert result["viewport"] == {"width": 800, "height": 600, "deviceScaleFactor": 2, "mobile": False}
+    assert result["viewport"] == {
+        "width": 800,
+        "height": 600,
+        "deviceScaleFactor": 2,
+        "mobile": False,
+    }
     got = facts(service, client, tab_id)
     assert (got["width"], got["height"], got["dpr"]) == (800, 600, 2)
     with pytest.raises(errors.InvalidRequest) as caught:
@@ -284,9 +334,17 @@ def test_a_popup_inherits_its_openers_settings_from_its_first_script(client, ser
         client.set_device("Pixel 7", target_id=tab_id)
         known = {t["tabId"] for t in client.tabs()["tabs"]}
         evaluate(service, client, tab_id, "openPopup('/debug/probe.html')")
-        popup = wait_until(lambda: [t for t in client.tabs()["tabs"] if t["tabId"] not in known], message="popup")[0]
-        line = wait_until(lambda: [m["text"] for m in client.console(target_id=popup["tabId"])["messages"]
-                                   if m["text"].startswith("probe loaded")], message="probe's first log")[0]
+        popup = wait_until(
+            lambda: [t for t in client.tabs()["tabs"] if t["tabId"] not in known], message="popup"
+        )[0]
+        line = wait_until(
+            lambda: [
+                m["text"]
+                for m in client.console(target_id=popup["tabId"])["messages"]
+                if m["text"].startswith("probe loaded")
+            ],
+            message="probe's first log",
+        )[0]
         # what the page saw in its very first script
         assert line == "probe loaded fr-FR Pacific/Auckland light 412x915"
         assert client.status()["emulation"][popup["tabId"]]["device"] == "Pixel 7"
@@ -313,21 +371,38 @@ def test_reset_clears_every_override_clawd_set(client, service, site, probe):
     hook.reset(next(t for t in browser.tabs() if t.tab_id == tab_id))
     assert tab_id not in client.status()["emulation"]
     after = facts(service, client, tab_id)
-    for key in ("timeZone", "intlLocale", "language", "dark", "width", "height", "dpr", "userAgent", "touch", "online"):
+    for key in (
+        "timeZone",
+        "intlLocale",
+        "language",
+        "dark",
+        "width",
+        "height",
+        "dpr",
+        "userAgent",
+        "touch",
+        "online",
+    ):
         assert after[key] == before[key], key
 
 
-def test_stop_on_a_remote_profile_clears_overrides_and_keeps_the_browser(client, service, site, tmp_path):
+def test_stop_on_a_remote_profile_clears_overrides_and_keeps_the_browser(
+    client, service, site, tmp_path
+):
     from tests.support.browser import BareChromium
+
     bare = BareChromium(tmp_path)
     try:
         client.create_profile("remote-settings", cdp_url=f"http://127.0.0.1:{bare.port}")
         tab = client.open(site.url("/debug/probe.html"), profile="remote-settings")
         client.set_timezone("Asia/Tokyo", target_id=tab["tabId"], profile="remote-settings")
         client.set_headers({"X-Remote": "1"}, target_id=tab["tabId"], profile="remote-settings")
-        assert client.status(profile="remote-settings")["emulation"][tab["tabId"]]["timezone"] == "Asia/Tokyo"
+        assert (
+            client.status(profile="remote-settings")["emulation"][tab["tabId"]]["timezone"]
+            == "Asia/Tokyo"
+        )
         assert client.stop(profile="remote-settings")["stopped"] is True
-        assert bare.proc.poll() is None      # the browser is not ours: it keeps running
+        assert bare.proc.poll() is None  # the browser is not ours: it keeps running
     finally:
         try:
             client.delete_profile("remote-settings")
@@ -340,23 +415,40 @@ def test_stop_on_a_remote_profile_clears_overrides_and_keeps_the_browser(client,
 def test_cli_set_commands_change_the_tab(service, client, site, probe):
     tab_id = probe["tabId"]
     t = ["--target", tab_id]
-    for argv in (["set", *t, "offline", "on"], ["set", *t, "headers", "--headers-json", '{"X-Cli": "1"}'],
-                 ["set", *t, "credentials", "ada", "lovelace"], ["set", *t, "geo", "10", "20", "--accuracy", "3"],
-                 ["set", *t, "media", "--color-scheme", "dark"], ["set", *t, "timezone", "Europe/Berlin"],
-                 ["set", *t, "locale", "es-ES"], ["set", *t, "device", "Galaxy S8"],
-                 ["set", *t, "viewport", "700", "500"]):
+    for argv in (
+        ["set", *t, "offline", "on"],
+        ["set", *t, "headers", "--headers-json", '{"X-Cli": "1"}'],
+        ["set", *t, "credentials", "ada", "lovelace"],
+        ["set", *t, "geo", "10", "20", "--accuracy", "3"],
+        ["set", *t, "media", "--color-scheme", "dark"],
+        ["set", *t, "timezone", "Europe/Berlin"],
+        ["set", *t, "locale", "es-ES"],
+        ["set", *t, "device", "Galaxy S8"],
+        ["set", *t, "viewport", "700", "500"],
+    ):
         status, out, err = cli(service, *argv)
         assert status == 0, (argv, err)
     settings = client.status()["emulation"][tab_id]
     assert settings["offline"] is True and settings["headers"] == {"X-Cli": "1"}
-    assert settings["credentials"] == {"username": "ada"} and settings["geolocation"]["accuracy"] == 3
+    assert (
+        settings["credentials"] == {"username": "ada"} and settings["geolocation"]["accuracy"] == 3
+    )
     assert settings["media"] == {"colorScheme": "dark"} and settings["timezone"] == "Europe/Berlin"
     assert settings["locale"] == "es-ES" and settings["device"] == "Galaxy S8"
     assert settings["viewport"]["width"] == 700
     got = facts(service, client, tab_id)
-    assert (got["width"], got["timeZone"], got["dark"], got["online"]) == (700, "Europe/Berlin", True, False)
-    for argv in (["set", *t, "offline", "off"], ["set", *t, "headers", "--clear"], ["set", *t, "credentials", "--clear"],
-                 ["set", *t, "geo", "--clear"]):
+    assert (got["width"], got["timeZone"], got["dark"], got["online"]) == (
+        700,
+        "Europe/Berlin",
+        True,
+        False,
+    )
+    for argv in (
+        ["set", *t, "offline", "off"],
+        ["set", *t, "headers", "--clear"],
+        ["set", *t, "credentials", "--clear"],
+        ["set", *t, "geo", "--clear"],
+    ):
         assert cli(service, *argv)[0] == 0, argv
     settings = client.status()["emulation"][tab_id]
     assert not {"offline", "headers", "credentials", "geolocation"} & set(settings)

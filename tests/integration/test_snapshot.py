@@ -1,4 +1,5 @@
 """GET /snapshot and /snapshot/find against real pages (tests/site/snapshot/)."""
+
 from __future__ import annotations
 
 import re
@@ -55,7 +56,9 @@ def test_removed_element_ref_is_stale_and_unknown_ref_is_404(client, site, tab, 
     resolved = resolve_ref(live, "@" + victim)
     assert resolved.role == "button" and resolved.name == "Victim" and resolved.backend_node_id > 0
     assert resolve_ref(live, f"ref={victim}").backend_node_id == resolved.backend_node_id
-    live.session.call("Runtime.evaluate", {"expression": "document.getElementById('victim').remove()"})
+    live.session.call(
+        "Runtime.evaluate", {"expression": "document.getElementById('victim').remove()"}
+    )
     with pytest.raises(errors.RefStale):
         resolve_ref(live, victim)
     with pytest.raises(errors.RefUnknown):
@@ -86,12 +89,19 @@ def test_clickables_without_role_get_refs_and_cursor_pointer(client, site, tab):
     tab_id = open_page(client, site, tab, "frames.html")
     text = snap(client, tab_id)["snapshot"]
     for label in ("Pointer div", "Onclick div", "Focusable div", "Editable"):
-        assert re.search(r"- generic \[ref=e\d+\] \[cursor=pointer\]: " + label + "$", text, re.M), (label, text)
+        assert re.search(
+            r"- generic \[ref=e\d+\] \[cursor=pointer\]: " + label + "$", text, re.M
+        ), (label, text)
     for label in ("Minus one div", "Plain block"):
         assert re.search(r"- generic \[ref=e\d+\]: " + label + "$", text, re.M), (label, text)
     flat = snap(client, tab_id, interactive="true")["snapshot"].splitlines()
     promoted = [line for line in flat if line.startswith("- generic")]
-    assert [line.split(": ", 1)[1] for line in promoted] == ["Pointer div", "Onclick div", "Focusable div", "Editable"]
+    assert [line.split(": ", 1)[1] for line in promoted] == [
+        "Pointer div",
+        "Onclick div",
+        "Focusable div",
+        "Editable",
+    ]
     assert "[cursor=pointer]" not in snap(client, tab_id, refs="false")["snapshot"]
 
 
@@ -108,16 +118,25 @@ def test_closed_shadow_roots_are_included(client, site, tab, service):
     assert re.search(r'- button "Closed inside" \[ref=e\d+\]', text)
     assert re.search(r'- textbox "Closed input" \[ref=e\d+\]', text)
     # slotted light content inside a closed root; a closed root nested in a closed root
-    assert re.search(r'- heading "Card title" \[level=3\] \[ref=e\d+\]\n\s+- button "Card action"', text)
+    assert re.search(
+        r'- heading "Card title" \[level=3\] \[ref=e\d+\]\n\s+- button "Card action"', text
+    )
     assert re.search(r'- link "Deep link" \[ref=e\d+\] \[cursor=pointer\]:\n\s+- /url: /deep', text)
     # a closed host renders its shadow tree, not its unslotted light children
     assert "Shadow paragraph" in text and "Light only" not in text and "Unslotted light" not in text
     # a custom element whose light children are all slotted into its closed root
-    assert re.search(r'- button "Slotted only" \[ref=e\d+\]', text) and 'link "Slot host link"' in text
+    assert (
+        re.search(r'- button "Slotted only" \[ref=e\d+\]', text) and 'link "Slot host link"' in text
+    )
     deep = next(ref for ref, info in body["refs"].items() if info["name"] == "Deep link")
     resolved = resolve_ref(service.live_tab(tab_id), deep)
-    node = resolved.session.call("DOM.describeNode", {"backendNodeId": resolved.backend_node_id})["node"]
-    assert node["nodeName"] == "A" and node["attributes"][node["attributes"].index("href") + 1] == "/deep"
+    node = resolved.session.call("DOM.describeNode", {"backendNodeId": resolved.backend_node_id})[
+        "node"
+    ]
+    assert (
+        node["nodeName"] == "A"
+        and node["attributes"][node["attributes"].index("href") + 1] == "/deep"
+    )
 
 
 def test_options_interactive_compact_depth_maxchars_urls(client, site, tab):
@@ -125,7 +144,7 @@ def test_options_interactive_compact_depth_maxchars_urls(client, site, tab):
     inter = snap(client, tab_id, interactive="true")["snapshot"].splitlines()
     assert inter and all(line.startswith("- ") and "[ref=" in line for line in inter)
     shallow = snap(client, tab_id, depth=1)["snapshot"]
-    assert all(len(l) - len(l.lstrip()) <= 2 for l in shallow.splitlines())
+    assert all(len(line) - len(line.lstrip()) <= 2 for line in shallow.splitlines())
     cut = snap(client, tab_id, maxChars=300)
     assert cut["truncated"] and cut["snapshot"].endswith("\n\n[...TRUNCATED - page too large]")
     assert len(cut["snapshot"]) <= 300
@@ -151,7 +170,13 @@ def test_selector_and_frame_options(client, site, tab):
 
 def test_bad_options_are_400(client, site, tab):
     tab_id = open_page(client, site, tab, "basics.html")
-    for params in ({"depth": "-1"}, {"maxChars": "abc"}, {"bogus": "1"}, {"format": "xml"}, {"mode": "fast"}):
+    for params in (
+        {"depth": "-1"},
+        {"maxChars": "abc"},
+        {"bogus": "1"},
+        {"format": "xml"},
+        {"mode": "fast"},
+    ):
         with pytest.raises(errors.InvalidRequest):
             snap(client, tab_id, **params)
 
@@ -163,7 +188,9 @@ def test_find_returns_matching_lines_with_refs_and_paths(client, site, tab):
     match = found["matches"][0]
     assert match["ref"] and "Remember me" in match["line"]
     assert any("form" in p for p in match["path"])
-    regex = client.request("GET", "/snapshot/find", params={"targetId": tab_id, "text": "/^button \"(OK|Send)\"/"})
+    regex = client.request(
+        "GET", "/snapshot/find", params={"targetId": tab_id, "text": "/^button \"(OK|Send)\"/"}
+    )
     assert regex["count"] == 2
 
 
@@ -179,7 +206,10 @@ def test_aria_format_lists_nodes_with_actionable_ax_refs(client, site, tab, serv
 def test_wrap_marks_untrusted_content(client, site, tab):
     tab_id = open_page(client, site, tab, "dups.html")
     text = snap(client, tab_id, wrap="true")["snapshot"]
-    assert text.startswith("<<<EXTERNAL_UNTRUSTED_CONTENT") and "END_EXTERNAL_UNTRUSTED_CONTENT" in text
+    assert (
+        text.startswith("<<<EXTERNAL_UNTRUSTED_CONTENT")
+        and "END_EXTERNAL_UNTRUSTED_CONTENT" in text
+    )
 
 
 def test_labels_writes_a_screenshot(client, site, tab):
@@ -190,12 +220,18 @@ def test_labels_writes_a_screenshot(client, site, tab):
 
 def big_page(handler):
     from tests.support.site import answer
-    rows = "".join(f'<li><button id="b{i}">Button {i}</button> <a href="/l/{i}">Link {i}</a> '
-                   f'<input aria-label="Field {i}"></li>' for i in range(600))
+
+    rows = "".join(
+        f'<li><button id="b{i}">Button {i}</button> <a href="/l/{i}">Link {i}</a> '
+        f'<input aria-label="Field {i}"></li>'
+        for i in range(600)
+    )
     answer(handler, body=f"<!doctype html><title>Big</title><h1>Big</h1><ul>{rows}</ul>")
 
 
-def test_efficient_mode_fits_10000_chars_and_keeps_the_viewports_controls(client, site, tab, service):
+def test_efficient_mode_fits_10000_chars_and_keeps_the_viewports_controls(
+    client, site, tab, service
+):
     site.route("/snapshot/big-generated.html", big_page)
     tab_id = open_page(client, site, tab, "big-generated.html")
     full = snap(client, tab_id, maxChars=0)
@@ -204,11 +240,19 @@ def test_efficient_mode_fits_10000_chars_and_keeps_the_viewports_controls(client
     text = eff["snapshot"]
     assert len(text) <= 10000 and eff["truncated"] is True
     assert text.endswith("\n\n[...TRUNCATED - page too large]")
-    assert all(line.startswith("- ") and "[ref=" in line for line in text.split("\n\n")[0].splitlines())
+    assert all(
+        line.startswith("- ") and "[ref=" in line for line in text.split("\n\n")[0].splitlines()
+    )
     live = service.live_tab(tab_id)
-    in_view = live.session.call("Runtime.evaluate", {"returnByValue": True, "expression":
-        "[...document.querySelectorAll('button,a,input')].filter(e => e.getBoundingClientRect().bottom <= innerHeight)"
-        ".map(e => e.textContent || e.getAttribute('aria-label'))"})["result"]["value"]
+    in_view = live.session.call(
+        "Runtime.evaluate",
+        {
+            "returnByValue": True,
+            "expression": "[...document.querySelectorAll('button,a,input')]"
+            ".filter(e => e.getBoundingClientRect().bottom <= innerHeight)"
+            ".map(e => e.textContent || e.getAttribute('aria-label'))",
+        },
+    )["result"]["value"]
     assert len(in_view) >= 6
     for name in in_view:
         assert re.search(r'"' + re.escape(name) + r'" \[ref=e\d+\]', text), name
@@ -223,19 +267,23 @@ def test_wrap_puts_the_whole_snapshot_and_find_lines_between_markers(client, sit
     assert re.fullmatch(r'<<<EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16}">>>', wrapped[0])
     assert re.fullmatch(r'<<<END_EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16}">>>', wrapped[-1])
     assert "\n".join(wrapped[1:-1]) == plain
-    found = client.request("GET", "/snapshot/find", params={"targetId": tab_id, "text": "Victim", "wrap": "true"})
+    found = client.request(
+        "GET", "/snapshot/find", params={"targetId": tab_id, "text": "Victim", "wrap": "true"}
+    )
     assert found["matches"][0]["line"].startswith("<<<EXTERNAL_UNTRUSTED_CONTENT")
     assert 'button "Victim"' in found["matches"][0]["line"]
 
 
 def test_the_service_holds_one_snapshots_refs_per_tab(client, site, tab, service):
     from clawd.page.snapshot.refs import store
+
     tab_id = open_page(client, site, tab, "basics.html")
     live = service.live_tab(tab_id)
     refstore = store(live)
 
     def in_page_refs() -> int:
         from clawd.page.snapshot import aria
+
         context = aria.world(live.session, live.target_id, 5)
         return aria.evaluate(live.session, context, "__clawd.refs.size", 5)
 
@@ -254,11 +302,12 @@ def test_the_service_holds_one_snapshots_refs_per_tab(client, site, tab, service
     snap(client, tab_id, format="aria", limit=20)
     last = snap(client, tab_id, format="aria", limit=10)["nodes"]
     assert set(refstore.ax) == {node["ref"] for node in last if "backendDOMNodeId" in node}
-    assert set(refstore.refs) == set(body["refs"])   # format=aria keeps its own, separate set
+    assert set(refstore.refs) == set(body["refs"])  # format=aria keeps its own, separate set
 
 
 def test_cli_find_prints_each_match_under_its_ancestor_lines(client, site, tab, service):
     from tests.support.cli import cli_of
+
     tab_id = open_page(client, site, tab, "basics.html")
     status, out, err = cli_of(service, "find", "remember", "--target", tab_id)
     assert (status, err) == (0, "")

@@ -1,6 +1,7 @@
 """Cross-origin iframes in their own renderer process (OOPIF): a dedicated service whose
 Chromium isolates every site and maps other.test to 127.0.0.1, so the fixture site's pages
 under that name are another site."""
+
 from __future__ import annotations
 
 import re
@@ -17,11 +18,22 @@ OTHER = "other.test"
 @pytest.fixture(scope="module")
 def isolated(tmp_path_factory):
     require_chromium()
-    config = service_config(tmp_path_factory.mktemp("clawd-oopif"), extra={"browser": {
-        "extraArgs": [*ENV_FLAGS, "--site-per-process", f"--host-resolver-rules=MAP {OTHER} 127.0.0.1"],
-        "ssrfPolicy": {"allowedHostnames": ["127.0.0.1", OTHER]},
-    }})
-    running = RunningService(config, resolver=lambda host: ["127.0.0.1"] if host in (OTHER, "127.0.0.1") else [])
+    config = service_config(
+        tmp_path_factory.mktemp("clawd-oopif"),
+        extra={
+            "browser": {
+                "extraArgs": [
+                    *ENV_FLAGS,
+                    "--site-per-process",
+                    f"--host-resolver-rules=MAP {OTHER} 127.0.0.1",
+                ],
+                "ssrfPolicy": {"allowedHostnames": ["127.0.0.1", OTHER]},
+            }
+        },
+    )
+    running = RunningService(
+        config, resolver=lambda host: ["127.0.0.1"] if host in (OTHER, "127.0.0.1") else []
+    )
     client = running.client()
     client.start()
     yield running, client
@@ -39,20 +51,27 @@ def test_out_of_process_iframe_refs_are_nested_and_resolve(isolated, site):
 
     body = client.request("GET", "/snapshot", params={"targetId": tab_id})
     text = body["snapshot"]
-    found = re.search(r'( *)- iframe \[ref=(e\d+)\]:\n\1  - generic \[ref=f\d+e\d+\]:\n'
-                      r'\1    - button "Inside" \[ref=(f\d+e\d+)\]\n'
-                      r'\1    - link "Child link" \[ref=(f\d+e\d+)\] \[cursor=pointer\]:\n\1      - /url: /c', text)
+    found = re.search(
+        r'( *)- iframe \[ref=(e\d+)\]:\n\1  - generic \[ref=f\d+e\d+\]:\n'
+        r'\1    - button "Inside" \[ref=(f\d+e\d+)\]\n'
+        r'\1    - link "Child link" \[ref=(f\d+e\d+)\] \[cursor=pointer\]:\n\1      - /url: /c',
+        text,
+    )
     assert found, text
     iframe_ref, inside_ref, link_ref = found.group(2), found.group(3), found.group(4)
     assert body["refs"][inside_ref] == {"role": "button", "name": "Inside"}
-    assert inside_ref[:inside_ref.index("e")] == link_ref[:link_ref.index("e")]
+    assert inside_ref[: inside_ref.index("e")] == link_ref[: link_ref.index("e")]
 
     resolved = resolve_ref(live, inside_ref)
     assert resolved.session is child_session and resolved.role == "button"
-    node = child_session.call("DOM.describeNode", {"backendNodeId": resolved.backend_node_id})["node"]
+    node = child_session.call("DOM.describeNode", {"backendNodeId": resolved.backend_node_id})[
+        "node"
+    ]
     assert node["nodeName"] == "BUTTON"
 
-    inner = client.request("GET", "/snapshot", params={"targetId": tab_id, "frame": iframe_ref})["snapshot"]
+    inner = client.request("GET", "/snapshot", params={"targetId": tab_id, "frame": iframe_ref})[
+        "snapshot"
+    ]
     assert f'- button "Inside" [ref={inside_ref}]' in inner and "Outer" not in inner
     client.close_tab(tab_id)
 
@@ -65,16 +84,26 @@ def test_out_of_process_iframe_refs_stay_across_snapshots_and_act(isolated, site
     assert first == second
     link = next(ref for ref, info in second.items() if info["name"] == "Child link")
     assert re.fullmatch(r"f\d+e\d+", link)
-    found = client.request("GET", "/snapshot/find", params={"targetId": tab_id, "text": "Child link"})
-    assert found["matches"][0]["ref"] == link and any(p.startswith("- iframe") for p in found["matches"][0]["path"])
+    found = client.request(
+        "GET", "/snapshot/find", params={"targetId": tab_id, "text": "Child link"}
+    )
+    assert found["matches"][0]["ref"] == link and any(
+        p.startswith("- iframe") for p in found["matches"][0]["path"]
+    )
 
     # a click by ref lands inside the other process's frame, at the element's own place
     inside = next(ref for ref, info in second.items() if info["name"] == "Inside")
     client.request("POST", "/act", json={"kind": "click", "ref": inside, "targetId": tab_id})
     client.request("POST", "/act", json={"kind": "click", "ref": inside, "targetId": tab_id})
     after = client.request("GET", "/snapshot", params={"targetId": tab_id})
-    clicked = [ref for ref, info in after["refs"].items() if info == {"role": "button", "name": "Clicked 2"}]
-    assert len(clicked) == 1 and clicked[0].startswith(inside[:inside.index("e")]), after["snapshot"]
+    clicked = [
+        ref
+        for ref, info in after["refs"].items()
+        if info == {"role": "button", "name": "Clicked 2"}
+    ]
+    assert len(clicked) == 1 and clicked[0].startswith(inside[: inside.index("e")]), after[
+        "snapshot"
+    ]
     assert '- button "Outer button"' in after["snapshot"]
     client.close_tab(tab_id)
 
@@ -84,13 +113,21 @@ def test_form_controls_in_an_out_of_process_iframe_take_text_clicks_and_choices(
     tab_id = client.open(site.url("/snapshot/oopif-form.html"))["tabId"]
     refs = client.request("GET", "/snapshot", params={"targetId": tab_id})["refs"]
     ref = {info["name"]: r for r, info in refs.items() if r.startswith("f")}
-    for body in ({"kind": "type", "ref": ref["Name"], "text": "Ada"},
-                 {"kind": "click", "ref": ref["Agree"]},
-                 {"kind": "select", "ref": ref["Size"], "values": ["large"]}):
+    for body in (
+        {"kind": "type", "ref": ref["Name"], "text": "Ada"},
+        {"kind": "click", "ref": ref["Agree"]},
+        {"kind": "select", "ref": ref["Size"], "values": ["large"]},
+    ):
         client.request("POST", "/act", json={**body, "targetId": tab_id})
     child = next(iter(running.live_tab(tab_id).child_sessions().values()))
-    state = child.call("Runtime.evaluate", {"returnByValue": True, "expression":
-                       "[document.querySelector('#name').value, document.querySelector('#agree').checked,"
-                       " document.querySelector('select').value]"})["result"]["value"]
+    state = child.call(
+        "Runtime.evaluate",
+        {
+            "returnByValue": True,
+            "expression": "[document.querySelector('#name').value, "
+            "document.querySelector('#agree').checked,"
+            " document.querySelector('select').value]",
+        },
+    )["result"]["value"]
     assert state == ["Ada", True, "large"]
     client.close_tab(tab_id)

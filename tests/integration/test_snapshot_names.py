@@ -1,5 +1,6 @@
 """Names in snapshots are Chrome's own accessible names: every named ref of a page of varied
 elements is resolved to its node and compared with Accessibility.getPartialAXTree's name."""
+
 from __future__ import annotations
 
 import re
@@ -11,8 +12,10 @@ from clawd.page.snapshot.refs import resolve_ref
 def chrome_name(resolved) -> str:
     """Chrome's name, with whitespace as the snapshot prints every name (collapsed and trimmed,
     zero-width spaces and soft hyphens out): Chrome keeps the space an icon leaves, " Icon link"."""
-    reply = resolved.session.call("Accessibility.getPartialAXTree",
-                                  {"backendNodeId": resolved.backend_node_id, "fetchRelatives": False})
+    reply = resolved.session.call(
+        "Accessibility.getPartialAXTree",
+        {"backendNodeId": resolved.backend_node_id, "fetchRelatives": False},
+    )
     node = reply["nodes"][0]
     name = (node.get("name") or {}).get("value", "")
     return re.sub(r"[\s\ufeff]+", " ", name.replace("\u200b", "").replace("\u00ad", "")).strip()
@@ -33,7 +36,24 @@ def test_names_of_fifty_varied_elements_are_chromes(client, site, tab, service):
                 mismatches.append((ref, info["role"], info["name"], theirs))
     assert mismatches == [], "\n".join(map(repr, mismatches))
     assert compared >= 50, compared
-    for role in ("button", "link", "textbox", "heading", "cell", "columnheader", "option", "group", "img",
-                 "checkbox", "radio", "combobox", "listbox", "tab", "menuitem", "region", "navigation"):
+    for role in (
+        "button",
+        "link",
+        "textbox",
+        "heading",
+        "cell",
+        "columnheader",
+        "option",
+        "group",
+        "img",
+        "checkbox",
+        "radio",
+        "combobox",
+        "listbox",
+        "tab",
+        "menuitem",
+        "region",
+        "navigation",
+    ):
         assert roles[role] >= 1, f"no named {role} compared: {sorted(roles)}"
     assert len(roles) >= 20, sorted(roles)

@@ -1,6 +1,7 @@
 """refs=false reads exactly as Playwright's locator("body").aria_snapshot() of the same page in
 the same Chromium (DESIGN.md §7). Playwright connects to the test service's Chromium over CDP.
 Where Chrome's names or clawd's rules differ from Playwright, the difference is asserted exactly."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,7 +12,15 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 from tests.support.browser import require_chromium, service_config  # noqa: E402
 from tests.support.service import RunningService  # noqa: E402
 
-PAGES = ["peer.html", "basics.html", "dups.html", "child.html", "names.html", "shadow.html", "frames.html"]
+PAGES = [
+    "peer.html",
+    "basics.html",
+    "dups.html",
+    "child.html",
+    "names.html",
+    "shadow.html",
+    "frames.html",
+]
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +45,9 @@ def peered(tmp_path_factory):
 def both(peered, url: str) -> tuple[str, str]:
     client, tab, peer = peered
     client.navigate(url, target_id=tab["tabId"])
-    ours = client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "refs": "false", "maxChars": 0})
+    ours = client.request(
+        "GET", "/snapshot", params={"targetId": tab["tabId"], "refs": "false", "maxChars": 0}
+    )
     peer.goto(url)
     return ours["snapshot"], peer.locator("body").aria_snapshot()
 
@@ -54,7 +65,8 @@ def test_refs_false_reads_as_playwright(peered, site, page):
 # page -> [(Playwright's text, clawd's text)]: the documented differences, each one exact.
 # - Table rows: Playwright names a row from its cells' text (even when it has a title); Chrome
 #   gives a row no name unless aria-label, aria-labelledby or title names it.
-# - text-transform: Chrome's names carry the transformed text ("UPPER LINK"), Playwright's the DOM's.
+# - text-transform: Chrome's names carry the transformed text ("UPPER LINK"),
+#   Playwright's the DOM's.
 # - <option label=...>: Chrome names the option by its label attribute, Playwright by its text.
 # - <figure>: Playwright names it from its <figcaption>; Chrome gives it no name.
 # - Whitespace in names from content: Chrome puts a space after an inline image or svg and at a
@@ -64,8 +76,15 @@ def test_refs_false_reads_as_playwright(peered, site, page):
 ROWS = {
     "peer.html": ["Name Score", "Ann 3", "Bob Edit"],
     "basics.html": ["Item Price", "Apple 1", "Pear 2"],
-    "names.html": ["Head A Head B", "Cell one Cell link", "Cell label Cell two", "cell 3-0 act 3.0 row link tail",
-                   "Plain cell", "Summary cell", "Titled cell"],
+    "names.html": [
+        "Head A Head B",
+        "Cell one Cell link",
+        "Cell label Cell two",
+        "cell 3-0 act 3.0 row link tail",
+        "Plain cell",
+        "Summary cell",
+        "Titled cell",
+    ],
 }
 DIFFERENCES: dict[str, list[tuple[str, str]]] = {
     page: [(f'- row "{name}":\n', "- row:\n") for name in names] for page, names in ROWS.items()
@@ -76,15 +95,28 @@ DIFFERENCES["names.html"] += [
     ('- textbox "upper label"', '- textbox "UPPER LABEL"'),
     ('- option "B"', '- option "Opt B label"'),
     ('- figure "Figure caption":', "- figure:"),
-    ('- row "Typed Glued x":', '- row "Titled row":'),   # Chrome names a row by its title
+    ('- row "Typed Glued x":', '- row "Titled row":'),  # Chrome names a row by its title
     ('- link "FirefoxTry it":', '- link "Firefox Try it":'),
     ('- heading "1/50 Commented heading"', '- heading "1/50Commented heading"'),
     ('- link "longword":', '- link "long word":'),
     ('- link "Middle":', '- link "Mid dle":'),
 ]
 DIFFERENCES["shadow.html"] = [
-    ("- text: Card title Slotted only", "\n".join([
-        '- button "Closed inside"', '- textbox "Closed input"', '- heading "Card title" [level=3]',
-        '- button "Card action"', '- link "Deep link":', "  - /url: /deep", "- paragraph: Shadow paragraph",
-        '- button "Slotted only"', '- link "Slot host link":', "  - /url: /slot-host"])),
+    (
+        "- text: Card title Slotted only",
+        "\n".join(
+            [
+                '- button "Closed inside"',
+                '- textbox "Closed input"',
+                '- heading "Card title" [level=3]',
+                '- button "Card action"',
+                '- link "Deep link":',
+                "  - /url: /deep",
+                "- paragraph: Shadow paragraph",
+                '- button "Slotted only"',
+                '- link "Slot host link":',
+                "  - /url: /slot-host",
+            ]
+        ),
+    ),
 ]

@@ -1,5 +1,6 @@
 """Cookies and local/session storage: read, set and cleared through the API, checked against what
 the page itself sees (document.cookie, localStorage) and what the server receives."""
+
 from __future__ import annotations
 
 import json
@@ -27,28 +28,46 @@ def names(result: dict) -> dict:
 
 # -- cookies ------------------------------------------------------------------------------------
 def test_cookies_set_by_the_page_and_by_the_server_are_listed(client, site, service):
-    site.route("/debug/api/login", lambda h: answer(h, 200, "<p>in</p>", headers={
-        "Set-Cookie": "session_id=abc123; Path=/; HttpOnly; SameSite=Lax"}))
+    site.route(
+        "/debug/api/login",
+        lambda h: answer(
+            h,
+            200,
+            "<p>in</p>",
+            headers={"Set-Cookie": "session_id=abc123; Path=/; HttpOnly; SameSite=Lax"},
+        ),
+    )
     client.clear_cookies()
     tab = client.open(site.url("/debug/api/login"))
     try:
         client.navigate(site.url("/debug/storage.html"), target_id=tab["tabId"])
         found = names(client.cookies(target_id=tab["tabId"]))
         assert found["session_id"]["value"] == "abc123" and found["session_id"]["httpOnly"] is True
-        assert found["session_id"]["sameSite"] == "Lax" and found["session_id"]["domain"] == "127.0.0.1"
-        assert found["page_cookie"]["value"] == "from-js" and found["page_cookie"]["httpOnly"] is False
+        assert (
+            found["session_id"]["sameSite"] == "Lax"
+            and found["session_id"]["domain"] == "127.0.0.1"
+        )
+        assert (
+            found["page_cookie"]["value"] == "from-js" and found["page_cookie"]["httpOnly"] is False
+        )
         assert "page_cookie=from-js" in evaluate(service, client, tab["tabId"], "document.cookie")
         assert "session_id" not in evaluate(service, client, tab["tabId"], "document.cookie")
     finally:
         client.close_tab(tab["tabId"])
 
 
-def test_set_cookie_by_url_is_seen_by_the_page_and_sent_to_the_server(client, site, service, state_tab):
+def test_set_cookie_by_url_is_seen_by_the_page_and_sent_to_the_server(
+    client, site, service, state_tab
+):
     seen = []
-    site.route("/debug/api/echo-cookie", lambda h: (seen.append(h.headers.get("Cookie")),
-                                                    answer(h, 200, "ok", "text/plain")))
+    site.route(
+        "/debug/api/echo-cookie",
+        lambda h: (seen.append(h.headers.get("Cookie")), answer(h, 200, "ok", "text/plain")),
+    )
     tab_id = state_tab["tabId"]
-    result = client.set_cookie({"name": "flavour", "value": "oat", "url": site.url("/")}, target_id=tab_id)
+    result = client.set_cookie(
+        {"name": "flavour", "value": "oat", "url": site.url("/")}, target_id=tab_id
+    )
     assert result["ok"] is True and result["cookie"]["name"] == "flavour"
     assert "flavour=oat" in evaluate(service, client, tab_id, "document.cookie")
     evaluate(service, client, tab_id, "fetch('/debug/api/echo-cookie').then(r => r.text())")
@@ -57,8 +76,18 @@ def test_set_cookie_by_url_is_seen_by_the_page_and_sent_to_the_server(client, si
 
 def test_set_cookie_by_domain_with_attributes(client, site, state_tab):
     expires = int(time.time()) + 3600
-    client.set_cookie({"name": "pref", "value": "dark", "domain": "127.0.0.1", "path": "/debug",
-                       "httpOnly": True, "sameSite": "strict", "expires": expires}, target_id=state_tab["tabId"])
+    client.set_cookie(
+        {
+            "name": "pref",
+            "value": "dark",
+            "domain": "127.0.0.1",
+            "path": "/debug",
+            "httpOnly": True,
+            "sameSite": "strict",
+            "expires": expires,
+        },
+        target_id=state_tab["tabId"],
+    )
     cookie = names(client.cookies(target_id=state_tab["tabId"]))["pref"]
     assert (cookie["path"], cookie["httpOnly"], cookie["sameSite"]) == ("/debug", True, "Strict")
     assert abs(cookie["expires"] - expires) < 2 and cookie["session"] is False
@@ -70,7 +99,10 @@ def test_cookie_without_url_or_domain_belongs_to_the_current_page(client, site, 
 
 
 def test_all_cookies_include_other_sites(client, state_tab):
-    client.set_cookie({"name": "far", "value": "away", "url": "https://example.org/"}, target_id=state_tab["tabId"])
+    client.set_cookie(
+        {"name": "far", "value": "away", "url": "https://example.org/"},
+        target_id=state_tab["tabId"],
+    )
     assert "far" not in names(client.cookies(target_id=state_tab["tabId"]))
     everything = client.cookies(all=True, target_id=state_tab["tabId"])
     assert everything["all"] is True and names(everything)["far"]["domain"] == "example.org"
@@ -85,18 +117,30 @@ def test_clear_cookies_removes_them_for_the_page_too(client, service, state_tab)
     assert evaluate(service, client, tab_id, "document.cookie") == ""
 
 
-@pytest.mark.parametrize("cookie, field", [
-    ("name=value", "cookie"),
-    ({"value": "v", "url": "http://127.0.0.1/"}, "cookie.name"),
-    ({"name": "a", "value": 3, "url": "http://127.0.0.1/"}, "cookie.value"),
-    ({"name": "a", "value": "b", "url": "http://127.0.0.1/", "sameSite": "sometimes"}, "cookie.sameSite"),
-    ({"name": "a", "value": "b", "url": "http://127.0.0.1/", "expires": "tomorrow"}, "cookie.expires"),
-    ({"name": "a", "value": "b", "url": "http://127.0.0.1/", "secure": "yes"}, "cookie.secure"),
-    ({"name": "a", "value": "b;c", "url": "http://127.0.0.1/"}, "cookie.value"),
-    ({"name": "a", "value": "b", "url": "http://127.0.0.1/", "colour": "red"}, "cookie.colour"),
-    ({"name": "a", "value": "b", "url": "not a url"}, "cookie.url"),
-    ({"name": "a", "value": "b", "domain": "127.0.0.1", "sameSite": "None"}, "cookie"),   # None needs secure
-])
+@pytest.mark.parametrize(
+    "cookie, field",
+    [
+        ("name=value", "cookie"),
+        ({"value": "v", "url": "http://127.0.0.1/"}, "cookie.name"),
+        ({"name": "a", "value": 3, "url": "http://127.0.0.1/"}, "cookie.value"),
+        (
+            {"name": "a", "value": "b", "url": "http://127.0.0.1/", "sameSite": "sometimes"},
+            "cookie.sameSite",
+        ),
+        (
+            {"name": "a", "value": "b", "url": "http://127.0.0.1/", "expires": "tomorrow"},
+            "cookie.expires",
+        ),
+        ({"name": "a", "value": "b", "url": "http://127.0.0.1/", "secure": "yes"}, "cookie.secure"),
+        ({"name": "a", "value": "b;c", "url": "http://127.0.0.1/"}, "cookie.value"),
+        ({"name": "a", "value": "b", "url": "http://127.0.0.1/", "colour": "red"}, "cookie.colour"),
+        ({"name": "a", "value": "b", "url": "not a url"}, "cookie.url"),
+        (
+            {"name": "a", "value": "b", "domain": "127.0.0.1", "sameSite": "None"},
+            "cookie",
+        ),  # None needs secure
+    ],
+)
 def test_malformed_cookie_is_400_naming_the_field(client, state_tab, cookie, field):
     with pytest.raises(errors.InvalidRequest) as caught:
         client.set_cookie(cookie, target_id=state_tab["tabId"])
@@ -106,8 +150,19 @@ def test_malformed_cookie_is_400_naming_the_field(client, state_tab, cookie, fie
 
 def test_cli_cookies_set_list_and_clear(service, client, site, state_tab):
     tab_id = state_tab["tabId"]
-    status, _, err = cli(service, "cookies", "--target", tab_id, "set", "--name", "cli_cookie", "--value", "v1",
-                         "--url", site.url("/"))
+    status, _, err = cli(
+        service,
+        "cookies",
+        "--target",
+        tab_id,
+        "set",
+        "--name",
+        "cli_cookie",
+        "--value",
+        "v1",
+        "--url",
+        site.url("/"),
+    )
     assert status == 0, err
     status, out, err = cli(service, "cookies", "--target", tab_id)
     assert status == 0 and "cli_cookie" in out and "v1" in out
@@ -139,17 +194,26 @@ def test_storage_set_is_seen_by_the_page_and_clear_empties_it(client, service, s
 
 
 def test_other_storage_kinds_are_400(client, state_tab):
-    for call in (lambda: client.storage("indexeddb", target_id=state_tab["tabId"]),
-                 lambda: client.set_storage("cookie", "a", "b", target_id=state_tab["tabId"]),
-                 lambda: client.clear_storage("cache", target_id=state_tab["tabId"])):
+    for call in (
+        lambda: client.storage("indexeddb", target_id=state_tab["tabId"]),
+        lambda: client.set_storage("cookie", "a", "b", target_id=state_tab["tabId"]),
+        lambda: client.clear_storage("cache", target_id=state_tab["tabId"]),
+    ):
         with pytest.raises(errors.InvalidRequest) as caught:
             call()
-        assert caught.value.code == "INVALID_STORAGE_KIND" and "local or session" in caught.value.message
+        assert (
+            caught.value.code == "INVALID_STORAGE_KIND"
+            and "local or session" in caught.value.message
+        )
 
 
 def test_storage_set_value_must_be_a_string(client, state_tab):
     with pytest.raises(errors.InvalidRequest) as caught:
-        client.request("POST", "/storage/local/set", json={"key": "n", "value": 5, "targetId": state_tab["tabId"]})
+        client.request(
+            "POST",
+            "/storage/local/set",
+            json={"key": "n", "value": 5, "targetId": state_tab["tabId"]},
+        )
     assert "value" in caught.value.message
 
 

@@ -1,6 +1,7 @@
 """Strict mode: every request a page makes is judged (Fetch), and DNS answers are pinned by the
 proxy the managed Chromium must use. `site.test` is known only to clawd's resolver: a page from
 it loads only if Chromium connects where clawd resolved, never resolving the name itself."""
+
 from __future__ import annotations
 
 import time
@@ -21,8 +22,14 @@ def _resolver(host):
 
 @pytest.fixture(scope="module")
 def strict(tmp_path_factory):
-    config = service_config(tmp_path_factory.mktemp("strict"), extra={"browser": {
-        "ssrfPolicy": {"allowedHostnames": ["127.0.0.1", "site.test"], "strict": True}}})
+    config = service_config(
+        tmp_path_factory.mktemp("strict"),
+        extra={
+            "browser": {
+                "ssrfPolicy": {"allowedHostnames": ["127.0.0.1", "site.test"], "strict": True}
+            }
+        },
+    )
     running = RunningService(config, resolver=_resolver)
     client = running.client()
     client.start()
@@ -40,7 +47,12 @@ def test_pages_load_through_the_pinning_proxy(strict, site):
 def _strict_page(site, tag):
     bad = f"localhost:{site.port}"
     path = f"/strict-page-{tag}"
-    site.route(path, lambda h: answer(h, 200, f"""<title>strict</title>
+    site.route(
+        path,
+        lambda h: answer(
+            h,
+            200,
+            f"""<title>strict</title>
         <img src="http://{bad}/index.html?img-{tag}">
         <iframe src="http://{bad}/index.html?frame-{tag}"></iframe>
         <script>
@@ -48,7 +60,9 @@ def _strict_page(site, tag):
           try {{ new WebSocket("ws://{bad}/index.html?ws-{tag}"); }} catch (e) {{}}
           try {{ new EventSource("http://{bad}/index.html?sse-{tag}"); }} catch (e) {{}}
           setTimeout(() => fetch("/index.html?allowed-{tag}"), 300);
-        </script>"""))
+        </script>""",
+        ),
+    )
     return path
 
 
@@ -76,4 +90,4 @@ def test_without_strict_subresources_are_not_policed(client, site):
     client.open(site.url(_strict_page(site, "lax")))
     _wait_hit(site, "?allowed-lax")
     _wait_hit(site, "?img-lax")
-    assert "?frame-lax" not in " ".join(site.hits)   # documents are policed in every mode
+    assert "?frame-lax" not in " ".join(site.hits)  # documents are policed in every mode

@@ -1,4 +1,5 @@
 """Tabs, navigation, screenshots and PDFs through the real service and a real Chromium."""
+
 from __future__ import annotations
 
 import struct
@@ -30,7 +31,9 @@ def test_open_returns_a_stable_tab_id_and_the_loaded_page(client, site):
         assert listed[opened["tabId"]]["label"] == "home-test"
         assert listed[opened["tabId"]]["active"] is True
         for key in ("home-test", opened["targetId"], opened["targetId"][:10].lower()):
-            assert client.navigate(site.url("/long.html"), target_id=key)["tabId"] == opened["tabId"]
+            assert (
+                client.navigate(site.url("/long.html"), target_id=key)["tabId"] == opened["tabId"]
+            )
     finally:
         client.close_tab(opened["tabId"])
     assert opened["tabId"] not in {t["tabId"] for t in client.tabs()["tabs"]}
@@ -83,8 +86,13 @@ def test_navigate_waits_for_load_and_reports_final_url(client, site, tab):
 
 
 def test_redirect_to_a_blocked_host_is_refused_before_it_is_requested(client, site, tab):
-    site.route("/to-private", lambda h: answer(h, 302, headers={"Location": "http://10.1.2.3/secret"}))
-    site.route("/to-localhost", lambda h: answer(h, 302, headers={"Location": f"http://localhost:{site.port}/index.html"}))
+    site.route(
+        "/to-private", lambda h: answer(h, 302, headers={"Location": "http://10.1.2.3/secret"})
+    )
+    site.route(
+        "/to-localhost",
+        lambda h: answer(h, 302, headers={"Location": f"http://localhost:{site.port}/index.html"}),
+    )
     for path in ("/to-private", "/to-localhost"):
         with pytest.raises(errors.NavigationBlocked):
             client.navigate(site.url(path), target_id=tab["tabId"])
@@ -93,8 +101,13 @@ def test_redirect_to_a_blocked_host_is_refused_before_it_is_requested(client, si
 
 def test_blocked_urls_are_400_without_opening_a_tab(client):
     before = len(client.tabs()["tabs"])
-    for url in ("http://169.254.169.254/latest/meta-data", "file:///etc/passwd", "http://localhost/",
-                "javascript:alert(1)", "http://0x7f000001/"):
+    for url in (
+        "http://169.254.169.254/latest/meta-data",
+        "file:///etc/passwd",
+        "http://localhost/",
+        "javascript:alert(1)",
+        "http://0x7f000001/",
+    ):
         with pytest.raises(errors.NavigationBlocked):
             client.open(url)
     assert len(client.tabs()["tabs"]) == before
@@ -113,8 +126,11 @@ def test_full_page_screenshot_is_the_whole_page_and_fetchable(client, tab, site,
     width, height = png_size(out.read_bytes())
     assert height > 3000 * min(1.0, 2000 / height) - 1 or height == 2000
     assert max(width, height) <= 2000
-    viewport = png_size(client.fetch_media(client.screenshot(target_id=tab["tabId"])["mediaUrl"],
-                                           tmp_path / "view.png").read_bytes())
+    viewport = png_size(
+        client.fetch_media(
+            client.screenshot(target_id=tab["tabId"])["mediaUrl"], tmp_path / "view.png"
+        ).read_bytes()
+    )
     assert viewport[1] < height
 
 
@@ -136,6 +152,7 @@ def test_pdf_is_a_pdf(client, tab, tmp_path):
 def test_media_names_cannot_escape(service):
     import http.client
     import urllib.parse
+
     host, port = urllib.parse.urlsplit(service.url).netloc.split(":")
     for name in ("..%2Fauth-token", "..", "%2e%2e%2fauth-token", "..%5Cauth-token", ".auth"):
         conn = http.client.HTTPConnection(host, int(port), timeout=5)
@@ -149,8 +166,9 @@ def test_media_names_cannot_escape(service):
 def test_max_tabs_closes_the_oldest(service, site, clawd_home):
     from tests.support.browser import service_config
     from tests.support.service import RunningService
+
     running = RunningService(service_config(clawd_home / "maxtabs", extra={}))
-    object.__setattr__(running.config.browser, "max_tabs", 3)   # frozen dataclass: a test-only tweak
+    object.__setattr__(running.config.browser, "max_tabs", 3)  # frozen dataclass: a test-only tweak
     try:
         c = running.client()
         c.start()
@@ -163,5 +181,5 @@ def test_max_tabs_closes_the_oldest(service, site, clawd_home):
 
 def test_a_label_with_a_space_closes_by_its_percent_encoded_path(client, site):
     tab = client.open(site.url("/index.html"), label="my notes")
-    closed = client.close_tab("my notes")                    # DELETE /tabs/my%20notes
+    closed = client.close_tab("my notes")  # DELETE /tabs/my%20notes
     assert closed["closed"] == tab["tabId"]

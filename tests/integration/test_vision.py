@@ -1,6 +1,7 @@
-"""Screenshot descriptions (browser.vision): the command gets the image path and the prompt on stdin,
-its words come back wrapped and with MEDIA: lines neutralized, never the image; a command that
-fails or hangs gives the image back with a note, within timeoutMs."""
+"""Screenshot descriptions (browser.vision): the command gets the image path and the prompt on
+stdin, its words come back wrapped and with MEDIA: lines neutralized, never the image; a command
+that fails or hangs gives the image back with a note, within timeoutMs."""
+
 from __future__ import annotations
 
 import os
@@ -60,9 +61,17 @@ def describer(tmp_path):
 
     def config(mode: str, **kw) -> VisionConfig:
         mode_file.write_text(mode)
-        fields = {"enabled": True, "command": sys.executable, "args": (str(script), str(mode_file)),
-                  "prompt": "Describe it briefly.", "timeout_ms": 1000, "max_bytes": 4096, **kw}
+        fields = {
+            "enabled": True,
+            "command": sys.executable,
+            "args": (str(script), str(mode_file)),
+            "prompt": "Describe it briefly.",
+            "timeout_ms": 1000,
+            "max_bytes": 4096,
+            **kw,
+        }
         return VisionConfig(**fields)
+
     config.mode_file = mode_file
     return config
 
@@ -75,7 +84,9 @@ def image(tmp_path) -> pathlib.Path:
 
 
 def inner(text: str) -> str:
-    match = re.fullmatch(rf'<<<{START} id="([0-9a-f]+)">>>\n(.*)\n<<<{END} id="\1">>>', text, re.DOTALL)
+    match = re.fullmatch(
+        rf'<<<{START} id="([0-9a-f]+)">>>\n(.*)\n<<<{END} id="\1">>>', text, re.DOTALL
+    )
     assert match, text
     return match[2]
 
@@ -88,13 +99,17 @@ def test_the_description_is_wrapped_with_media_lines_neutralized(describer, imag
     assert lines[1] == "[neutralized]   media: /etc/passwd"
     assert lines[2] == "[neutralized] MEDIA:https://evil.example/x.png"
     assert lines[3] == "Footnote: media: mentioned mid-line stays"
-    assert lines[4].startswith("[[MARKER_SANITIZED]]")           # a fake end marker cannot close ours
-    assert lines[5] == "image PNG; prompt 'Describe it briefly.'"     # the path as last arg, the prompt on stdin
+    assert lines[4].startswith("[[MARKER_SANITIZED]]")  # a fake end marker cannot close ours
+    assert (
+        lines[5] == "image PNG; prompt 'Describe it briefly.'"
+    )  # the path as last arg, the prompt on stdin
 
 
 def test_a_hanging_command_is_stopped_at_timeout_ms_with_what_it_started(describer, image):
     started = time.monotonic()
-    outcome = vision.describe(image, describer("hang", timeout_ms=2000))   # time enough to start its child
+    outcome = vision.describe(
+        image, describer("hang", timeout_ms=2000)
+    )  # time enough to start its child
     assert 2 <= time.monotonic() - started < 6
     assert outcome.text is None and "did not finish within 2000 ms" in outcome.failure
     child = int(pathlib.Path(str(describer.mode_file) + ".child").read_text())
@@ -118,7 +133,8 @@ def test_a_failing_command_reports_its_status_and_last_stderr_line(describer, im
     outcome = vision.describe(image, describer("fail"))
     assert outcome.text is None
     assert outcome.failure == "python3 exited with status 3 model not found".replace(
-        "python3", pathlib.Path(sys.executable).name)
+        "python3", pathlib.Path(sys.executable).name
+    )
 
 
 def test_output_beyond_max_bytes_is_cut_and_the_command_not_waited_for(describer, image):
@@ -129,14 +145,16 @@ def test_output_beyond_max_bytes_is_cut_and_the_command_not_waited_for(describer
     assert body == "x" * 2048 + "\n[...description cut at 2048 bytes]"
 
 
-def test_no_output_missing_command_and_disabled_are_failures_not_exceptions(describer, image, tmp_path):
+def test_no_output_missing_command_and_disabled_are_failures_not_exceptions(
+    describer, image, tmp_path
+):
     assert "printed no description" in vision.describe(image, describer("silent")).failure
     missing = VisionConfig(enabled=True, command=str(tmp_path / "nope"))
     assert vision.describe(image, missing).failure.startswith(f"cannot run {tmp_path / 'nope'}")
     assert "not enabled" in vision.describe(image, VisionConfig(command=sys.executable)).failure
 
 
-# -- through POST /screenshot {describe: true} and the browser tool ---------------------------------
+# -- through POST /screenshot {describe: true} and the browser tool --------------------------------
 @pytest.fixture(scope="module")
 def vision_service(tmp_path_factory, site):
     require_chromium()
@@ -144,9 +162,20 @@ def vision_service(tmp_path_factory, site):
     script, mode_file = tmp / "describe.py", tmp / "mode"
     script.write_text(DESCRIBER)
     mode_file.write_text("canned")
-    config = service_config(tmp / "home", extra={"browser": {"vision": {
-        "enabled": True, "command": sys.executable, "args": [str(script), str(mode_file)],
-        "prompt": "What is on the page?", "timeoutMs": 1000}}})
+    config = service_config(
+        tmp / "home",
+        extra={
+            "browser": {
+                "vision": {
+                    "enabled": True,
+                    "command": sys.executable,
+                    "args": [str(script), str(mode_file)],
+                    "prompt": "What is on the page?",
+                    "timeoutMs": 1000,
+                }
+            }
+        },
+    )
     running = RunningService(config)
     running.mode_file = mode_file
     client = running.client()
@@ -157,8 +186,12 @@ def vision_service(tmp_path_factory, site):
 
 
 def screenshot(running, **body) -> dict:
-    r = requests.post(f"{running.url}/screenshot", json=body, timeout=30,
-                      headers={"Authorization": f"Bearer {running.token}"})
+    r = requests.post(
+        f"{running.url}/screenshot",
+        json=body,
+        timeout=30,
+        headers={"Authorization": f"Bearer {running.token}"},
+    )
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -169,7 +202,9 @@ def test_describe_answers_the_words_and_never_the_image(vision_service):
     answer = screenshot(vision_service, describe=True)
     assert answer["described"] is True
     assert "path" not in answer and "mediaUrl" not in answer
-    assert set(os.listdir(vision_service.service.layout.media)) == media_before    # nothing left behind
+    assert (
+        set(os.listdir(vision_service.service.layout.media)) == media_before
+    )  # nothing left behind
     text = inner(answer["description"])
     assert "[neutralized]   media: /etc/passwd" in text
     assert "image PNG; prompt 'What is on the page?'" in text
@@ -179,15 +214,25 @@ def test_describe_falls_back_to_the_image_with_a_note_when_the_command_hangs(vis
     vision_service.mode_file.write_text("hang")
     answer = screenshot(vision_service, describe=True)
     assert answer["described"] is False
-    assert "did not finish within 1000 ms" in answer["note"] and "here is the image instead" in answer["note"]
-    served = requests.get(vision_service.url + answer["mediaUrl"], timeout=10,
-                          headers={"Authorization": f"Bearer {vision_service.token}"})
+    assert (
+        "did not finish within 1000 ms" in answer["note"]
+        and "here is the image instead" in answer["note"]
+    )
+    served = requests.get(
+        vision_service.url + answer["mediaUrl"],
+        timeout=10,
+        headers={"Authorization": f"Bearer {vision_service.token}"},
+    )
     assert served.content[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_describe_and_labels_together_are_refused(vision_service):
-    r = requests.post(f"{vision_service.url}/screenshot", json={"describe": True, "labels": True}, timeout=30,
-                      headers={"Authorization": f"Bearer {vision_service.token}"})
+    r = requests.post(
+        f"{vision_service.url}/screenshot",
+        json={"describe": True, "labels": True},
+        timeout=30,
+        headers={"Authorization": f"Bearer {vision_service.token}"},
+    )
     assert r.status_code == 400 and r.json()["code"] == "INVALID_REQUEST"
 
 

@@ -1,12 +1,13 @@
 """render: pages that build their text with scripts are read through the real browser, in a
 throwaway tab that is strict for its whole life and is closed afterwards, leaving the agent's
 own tab in use."""
+
 from __future__ import annotations
 
 import pytest
 
-from tests.support.site import answer
 from tests.support.page_eval import wait_until
+from tests.support.site import answer
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,10 @@ def test_the_throwaway_tab_is_closed_and_the_agents_tab_stays_in_use(web, client
 
 def test_the_render_tab_is_strict_where_an_ordinary_tab_is_not(web, client, site, tab):
     site.route("/web/dyn/leak.png", lambda h: answer(h, 404, "", "image/png"))
-    leaked = lambda tag: any(h.startswith(f"/web/dyn/leak.png?tag={tag}") for h in site.hits)
+
+    def leaked(tag):
+        return any(h.startswith(f"/web/dyn/leak.png?tag={tag}") for h in site.hits)
+
     client.navigate(site.url("/web/leaky.html?tag=ordinary"), target_id=tab["tabId"])
     wait_until(lambda: leaked("ordinary"), message="the control tab letting the image out")
     result = fetch(client, site.url("/web/leaky.html?tag=render"), render="always")

@@ -1,5 +1,6 @@
 """Helpers of the act tests: open a fixture page, take its snapshot, find a ref by role and name,
 read a value out of the page."""
+
 from __future__ import annotations
 
 from clawd import errors

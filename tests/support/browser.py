@@ -1,5 +1,6 @@
 """Finding Chromium for the tests, starting a bare one (for remote-profile tests), and the config
 every browser test uses: headless, the flags this environment needs, 127.0.0.1 allowed."""
+
 from __future__ import annotations
 
 import contextlib
@@ -15,12 +16,14 @@ import requests
 
 from clawd.config.loader import config_from_data
 
-ENV_FLAGS = ["--disable-quic"]   # the rest of the flags this machine needs are clawd's defaults
+ENV_FLAGS = ["--disable-quic"]  # the rest of the flags this machine needs are clawd's defaults
 
 
 def chromium_path() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
-        found = shutil.which(name) or (f"/usr/bin/{name}" if os.path.exists(f"/usr/bin/{name}") else None)
+        found = shutil.which(name) or (
+            f"/usr/bin/{name}" if os.path.exists(f"/usr/bin/{name}") else None
+        )
         if found:
             return found
     return None
@@ -54,7 +57,9 @@ def service_config(home: pathlib.Path, *, cdp_port: int | None = None, extra: di
     data = {
         "server": {"host": "127.0.0.1", "port": server_port},
         "browser": {
-            "headless": True, "extraArgs": ENV_FLAGS, "executablePath": chromium_path(),
+            "headless": True,
+            "extraArgs": ENV_FLAGS,
+            "executablePath": chromium_path(),
             "ssrfPolicy": {"allowedHostnames": ["127.0.0.1"]},
             "cdpPortRangeStart": 18850,
             "profiles": {"clawd": {"cdpPort": cdp_port or free_cdp_port, "color": "#FF4500"}},
@@ -72,12 +77,23 @@ class BareChromium:
         # port 0: Chromium picks one and writes DevToolsActivePort, as a user's own Chrome does
         self.port = free_port() if port is None else port
         self.user_data = tmp / "bare-chromium"
-        args = [require_chromium(), f"--remote-debugging-port={self.port}", f"--user-data-dir={self.user_data}",
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "about:blank"]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                     start_new_session=True)
+        args = [
+            require_chromium(),
+            f"--remote-debugging-port={self.port}",
+            f"--user-data-dir={self.user_data}",
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "about:blank",
+        ]
+        self.proc = subprocess.Popen(
+            args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
         self.ws_url = self._wait_ready()
 
     def _wait_ready(self, timeout: float = 15.0) -> str:
@@ -89,7 +105,9 @@ class BareChromium:
                     time.sleep(0.1)
                     continue
             try:
-                return requests.get(f"http://127.0.0.1:{self.port}/json/version", timeout=1).json()["webSocketDebuggerUrl"]
+                return requests.get(f"http://127.0.0.1:{self.port}/json/version", timeout=1).json()[
+                    "webSocketDebuggerUrl"
+                ]
             except (requests.RequestException, ValueError, KeyError):
                 time.sleep(0.1)
         self.close()

@@ -1,10 +1,12 @@
 """`clawd-browser` run in-process, as the tests run it: secrets passed as the documentation says
 (`--token=TOKEN`), and an exit status that explains itself when an assertion on it fails."""
+
 from __future__ import annotations
 
 import io
 import re
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from clawd.cli.main import main
 

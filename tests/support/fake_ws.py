@@ -2,6 +2,7 @@
 send() records what clawd sent so the test can answer the right id. No network, no browser.
 It has the surface of clawd.cdp.transport.WebSocketTransport: recv(timeout), wait(), ready(),
 interrupt(), send(), close(), release()."""
+
 from __future__ import annotations
 
 import collections
@@ -9,7 +10,7 @@ import json
 import threading
 from typing import Any
 
-WAIT = 5.0   # generous bound for "this should happen promptly"; tests never sleep for it
+WAIT = 5.0  # generous bound for "this should happen promptly"; tests never sleep for it
 
 
 class FakeWebSocket:
@@ -59,7 +60,7 @@ class FakeWebSocket:
     def close(self) -> None:
         with self._cond:
             self.close_calls += 1
-            self._inbox.append("")   # like a real socket: a read in progress ends once it is shut
+            self._inbox.append("")  # like a real socket: a read in progress ends once it is shut
             self._cond.notify_all()
 
     def release(self) -> None:
@@ -77,7 +78,9 @@ class FakeWebSocket:
     def reply(self, call_id: int, result: dict | None = None, **extra: Any) -> None:
         self.feed({"id": call_id, "result": {} if result is None else result, **extra})
 
-    def error_reply(self, call_id: int, message: str, code: int = -32000, data: str | None = None) -> None:
+    def error_reply(
+        self, call_id: int, message: str, code: int = -32000, data: str | None = None
+    ) -> None:
         error = {"code": code, "message": message}
         if data is not None:
             error["data"] = data
@@ -90,7 +93,7 @@ class FakeWebSocket:
         self.feed(message)
 
     def close_frame(self) -> None:
-        self._put(b"")   # the transport answers a close frame with b""
+        self._put(b"")  # the transport answers a close frame with b""
 
     def fail_recv(self, exc: BaseException) -> None:
         self._put(exc)
@@ -99,7 +102,9 @@ class FakeWebSocket:
         """The first `count` messages clawd sent; AssertionError when they do not come in time."""
         with self._cond:
             if not self._cond.wait_for(lambda: len(self.sent) >= count, timeout):
-                raise AssertionError(f"expected {count} sent messages, got {len(self.sent)}: {self.sent}")
+                raise AssertionError(
+                    f"expected {count} sent messages, got {len(self.sent)}: {self.sent}"
+                )
             return list(self.sent[:count])
 
     def wait_reader(self, thread_name: str, timeout: float = WAIT) -> None:
@@ -110,8 +115,10 @@ class FakeWebSocket:
 
     def wait_call(self, method: str, timeout: float = WAIT) -> dict:
         """The first sent message calling `method`."""
+
         def found():
             return next((m for m in self.sent if m.get("method") == method), None)
+
         with self._cond:
             if not self._cond.wait_for(lambda: found() is not None, timeout):
                 raise AssertionError(f"{method} was never sent: {self.sent}")

@@ -1,6 +1,7 @@
 """Mixed concurrent load on one profile: client threads, each on its own keep-alive connection,
 cycling GET /tabs, GET /snapshot, POST /act evaluate and POST /screenshot over a set of tabs.
 Used by bench/load.py (figures) and tests/e2e/test_load.py (0 errors, bounded)."""
+
 from __future__ import annotations
 
 import http.client
@@ -49,17 +50,31 @@ def request_for(kind: str, tab_id: str) -> tuple[str, str, dict | None]:
     if kind == "snapshot":
         return "GET", f"/snapshot?targetId={tab_id}", None
     if kind == "evaluate":
-        return "POST", "/act", {"kind": "evaluate", "targetId": tab_id, "fn": "() => document.title.length"}
+        return (
+            "POST",
+            "/act",
+            {"kind": "evaluate", "targetId": tab_id, "fn": "() => document.title.length"},
+        )
     return "POST", "/screenshot", {"targetId": tab_id}
 
 
-def _worker(index: int, url: str, token: str, tab_ids: list[str], count: int, result: LoadResult,
-            lock: threading.Lock, timeout: float) -> None:
+def _worker(
+    index: int,
+    url: str,
+    token: str,
+    tab_ids: list[str],
+    count: int,
+    result: LoadResult,
+    lock: threading.Lock,
+    timeout: float,
+) -> None:
     conn = _Connection(url, token, timeout)
     try:
         for i in range(count):
             kind = KINDS[(index + i) % len(KINDS)]
-            method, path, body = request_for(kind, tab_ids[(index + i // len(KINDS)) % len(tab_ids)])
+            method, path, body = request_for(
+                kind, tab_ids[(index + i // len(KINDS)) % len(tab_ids)]
+            )
             began = time.perf_counter()
             try:
                 status, data = conn.call(method, path, body)
@@ -79,12 +94,26 @@ def _worker(index: int, url: str, token: str, tab_ids: list[str], count: int, re
         conn.close()
 
 
-def run_load(url: str, token: str, tab_ids: list[str], *, threads: int = 8, per_thread: int = 100,
-             timeout: float = 60.0) -> LoadResult:
+def run_load(
+    url: str,
+    token: str,
+    tab_ids: list[str],
+    *,
+    threads: int = 8,
+    per_thread: int = 100,
+    timeout: float = 60.0,
+) -> LoadResult:
     """`threads` clients x `per_thread` requests, all at once; every request is timed."""
     result, lock = LoadResult(), threading.Lock()
-    workers = [threading.Thread(target=_worker, args=(i, url, token, tab_ids, per_thread, result, lock, timeout),
-                                name=f"load-{i}", daemon=True) for i in range(threads)]
+    workers = [
+        threading.Thread(
+            target=_worker,
+            args=(i, url, token, tab_ids, per_thread, result, lock, timeout),
+            name=f"load-{i}",
+            daemon=True,
+        )
+        for i in range(threads)
+    ]
     began = time.perf_counter()
     for worker in workers:
         worker.start()
@@ -100,4 +129,4 @@ def open_tabs(client, site, pages=PAGES) -> list[str]:
 
 def rss_mb(pid: int) -> float:
     """Resident memory of that one process (the service; Chromium runs in processes of its own)."""
-    return psutil.Process(pid).memory_info().rss / 2 ** 20
+    return psutil.Process(pid).memory_info().rss / 2**20

@@ -1,4 +1,5 @@
 """The real clawd service in-process on port 0 (a thread), and a client to it."""
+
 from __future__ import annotations
 
 import threading
@@ -14,8 +15,12 @@ class RunningService:
         self.service = Service(config, resolver=resolver)
         self.server = ClawdServer(self.service, "127.0.0.1", 0)
         self.url = f"http://127.0.0.1:{self.server.port}"
-        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.1},
-                                        daemon=True, name="clawd-test-server")
+        self._thread = threading.Thread(
+            target=self.server.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            daemon=True,
+            name="clawd-test-server",
+        )
         self._thread.start()
         self.token = self.service.auth.token
 

@@ -1,12 +1,13 @@
 """The fixture web site: tests/site/ served over http from 127.0.0.1 on port 0, plus dynamic
 routes a test registers (redirects, slow answers, cookies, downloads, auth)."""
+
 from __future__ import annotations
 
 import functools
 import pathlib
 import threading
+from collections.abc import Callable
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 SITE_ROOT = pathlib.Path(__file__).resolve().parent.parent / "site"
 
@@ -70,8 +71,13 @@ class Site:
         self.server.server_close()
 
 
-def answer(handler, status: int = 200, body: bytes | str = b"", content_type: str = "text/html",
-           headers: dict | None = None) -> None:
+def answer(
+    handler,
+    status: int = 200,
+    body: bytes | str = b"",
+    content_type: str = "text/html",
+    headers: dict | None = None,
+) -> None:
     """Write a whole response from a dynamic route."""
     data = body.encode() if isinstance(body, str) else body
     handler.send_response(status)

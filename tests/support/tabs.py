@@ -1,4 +1,5 @@
 """A tab a test opens and always closes, whatever state the test left it in."""
+
 from __future__ import annotations
 
 import contextlib

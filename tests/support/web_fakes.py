@@ -5,6 +5,7 @@ and answers 400 {"error": "fake: ..."} when the request is wrong, so a bad reque
 WEB_SEARCH_FAILED in the test; `fake.requests` keeps every request for closer looks.
 `fake.queue(provider, status, body)` makes the next answers of a provider whatever a test needs
 (401, 429, 500, malformed JSON)."""
+
 from __future__ import annotations
 
 import json
@@ -13,17 +14,29 @@ import urllib.parse
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-KEYS = {"brave": "brave-key-123", "perplexity": "pplx-key-456", "grok": "xai-key-789",
-        "gemini": "gemini-key-abc", "kimi": "kimi-key-def", "firecrawl": "fc-key-ghi"}
-PREFIXES = {"brave": "/brave/res/v1", "perplexity": "/perplexity", "grok": "/grok/v1",
-            "gemini": "/gemini/v1beta", "kimi": "/kimi/v1", "firecrawl": "/firecrawl/v2/scrape"}
+KEYS = {
+    "brave": "brave-key-123",
+    "perplexity": "pplx-key-456",
+    "grok": "xai-key-789",
+    "gemini": "gemini-key-abc",
+    "kimi": "kimi-key-def",
+    "firecrawl": "fc-key-ghi",
+}
+PREFIXES = {
+    "brave": "/brave/res/v1",
+    "perplexity": "/perplexity",
+    "grok": "/grok/v1",
+    "gemini": "/gemini/v1beta",
+    "kimi": "/kimi/v1",
+    "firecrawl": "/firecrawl/v2/scrape",
+}
 
 
 @dataclass
 class Seen:
     provider: str
     method: str
-    path: str                 # below the provider's prefix
+    path: str  # below the provider's prefix
     query: dict
     headers: dict
     body: object = None
@@ -92,9 +105,14 @@ def _handler_for(fakes: FakeProviders):
             provider = next((p for p, pre in PREFIXES.items() if split.path.startswith(pre)), None)
             if provider is None:
                 return self._send(Canned(404, b'{"error": "fake: no such provider"}'))
-            seen = Seen(provider, self.command, split.path[len(PREFIXES[provider]):],
-                        dict(urllib.parse.parse_qsl(split.query)),
-                        {k.lower(): v for k, v in self.headers.items()}, body)
+            seen = Seen(
+                provider,
+                self.command,
+                split.path[len(PREFIXES[provider]) :],
+                dict(urllib.parse.parse_qsl(split.query)),
+                {k.lower(): v for k, v in self.headers.items()},
+                body,
+            )
             fakes.requests.append(seen)
             self._send(fakes.answer(seen))
 
@@ -109,6 +127,7 @@ def _handler_for(fakes: FakeProviders):
 
         def log_message(self, *args):
             pass
+
     return Handler
 
 
@@ -121,9 +140,20 @@ def _brave(fakes, seen: Seen) -> dict:
     assert seen.headers.get("x-subscription-token") == KEYS["brave"], "wrong X-Subscription-Token"
     assert seen.query.get("q"), "no q"
     count = int(seen.query.get("count", 10))
-    return {"type": "search", "web": {"results": [
-        {"title": f"Result {i} for {seen.query['q']}", "url": f"https://example.com/{i}",
-         "description": f"Snippet {i}", "age": "2 days ago"} for i in range(1, count + 1)]}}
+    return {
+        "type": "search",
+        "web": {
+            "results": [
+                {
+                    "title": f"Result {i} for {seen.query['q']}",
+                    "url": f"https://example.com/{i}",
+                    "description": f"Snippet {i}",
+                    "age": "2 days ago",
+                }
+                for i in range(1, count + 1)
+            ]
+        },
+    }
 
 
 def _perplexity(fakes, seen: Seen) -> dict:
@@ -132,10 +162,18 @@ def _perplexity(fakes, seen: Seen) -> dict:
     assert seen.body.get("model"), "no model"
     messages = seen.body.get("messages")
     assert len(messages) == 1 and messages[0]["role"] == "user", "not one user message"
-    return {"choices": [{"message": {"role": "assistant", "content": "Sonar says: tides [1]."}}],
-            "citations": ["https://tides.example.org/a", "https://tides.example.org/b"],
-            "search_results": [{"title": "Tide tables", "url": "https://tides.example.org/a",
-                                "date": "2025-06-01", "snippet": "Tables for the year"}]}
+    return {
+        "choices": [{"message": {"role": "assistant", "content": "Sonar says: tides [1]."}}],
+        "citations": ["https://tides.example.org/a", "https://tides.example.org/b"],
+        "search_results": [
+            {
+                "title": "Tide tables",
+                "url": "https://tides.example.org/a",
+                "date": "2025-06-01",
+                "snippet": "Tables for the year",
+            }
+        ],
+    }
 
 
 def _grok(fakes, seen: Seen) -> dict:
@@ -146,13 +184,31 @@ def _grok(fakes, seen: Seen) -> dict:
     cite = "[[1]](https://tides.example.org/x)"
     text = f"Low tide is at dawn {cite}. Go early."
     start = text.index(cite)
-    return {"output": [
-        {"type": "web_search_call", "status": "completed"},
-        {"type": "message", "role": "assistant", "content": [
-            {"type": "output_text", "text": text, "annotations": [
-                {"type": "url_citation", "url": "https://tides.example.org/x", "title": "Tides",
-                 "start_index": start, "end_index": start + len(cite)}]}]}],
-        "citations": ["https://tides.example.org/x", "https://tides.example.org/y"]}
+    return {
+        "output": [
+            {"type": "web_search_call", "status": "completed"},
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": text,
+                        "annotations": [
+                            {
+                                "type": "url_citation",
+                                "url": "https://tides.example.org/x",
+                                "title": "Tides",
+                                "start_index": start,
+                                "end_index": start + len(cite),
+                            }
+                        ],
+                    }
+                ],
+            },
+        ],
+        "citations": ["https://tides.example.org/x", "https://tides.example.org/y"],
+    }
 
 
 def _gemini(fakes, seen: Seen) -> dict:
@@ -161,11 +217,16 @@ def _gemini(fakes, seen: Seen) -> dict:
     assert seen.headers.get("x-goog-api-key") == KEYS["gemini"], "wrong x-goog-api-key"
     assert seen.body.get("tools") == [{"google_search": {}}], "no google_search tool"
     assert seen.body["contents"][0]["parts"][0]["text"], "no query text"
-    chunks = [{"web": {"uri": "https://vertex.example/redirect/1", "title": "tides.org"}},
-              {"web": {"uri": "https://vertex.example/redirect/2", "title": "sea.org"}}]
+    chunks = [
+        {"web": {"uri": "https://vertex.example/redirect/1", "title": "tides.org"}},
+        {"web": {"uri": "https://vertex.example/redirect/2", "title": "sea.org"}},
+    ]
     parts = [{"text": "Gemini: "}, {"text": "tides at dawn."}]
-    return {"candidates": [{"content": {"parts": parts},
-                            "groundingMetadata": {"groundingChunks": chunks}}]}
+    return {
+        "candidates": [
+            {"content": {"parts": parts}, "groundingMetadata": {"groundingChunks": chunks}}
+        ]
+    }
 
 
 def _kimi(fakes, seen: Seen) -> dict:
@@ -175,15 +236,37 @@ def _kimi(fakes, seen: Seen) -> dict:
     assert seen.body.get("tools") == tools, "no $web_search builtin tool"
     messages = seen.body["messages"]
     if messages[-1]["role"] == "user":
-        call = {"id": "call-1", "type": "builtin_function",
-                "function": {"name": "$web_search", "arguments": '{"q": "tides"}'}}
-        return {"choices": [{"finish_reason": "tool_calls", "message": {
-            "role": "assistant", "content": "", "tool_calls": [call]}}]}
+        call = {
+            "id": "call-1",
+            "type": "builtin_function",
+            "function": {"name": "$web_search", "arguments": '{"q": "tides"}'},
+        }
+        return {
+            "choices": [
+                {
+                    "finish_reason": "tool_calls",
+                    "message": {"role": "assistant", "content": "", "tool_calls": [call]},
+                }
+            ]
+        }
     tool = messages[-1]
-    assert tool == {"role": "tool", "tool_call_id": "call-1", "name": "$web_search",
-                    "content": '{"q": "tides"}'}, f"wrong tool echo {tool}"
-    return {"choices": [{"finish_reason": "stop", "message": {
-        "role": "assistant", "content": "Kimi: see https://tides.example.org/k for tables."}}]}
+    assert tool == {
+        "role": "tool",
+        "tool_call_id": "call-1",
+        "name": "$web_search",
+        "content": '{"q": "tides"}',
+    }, f"wrong tool echo {tool}"
+    return {
+        "choices": [
+            {
+                "finish_reason": "stop",
+                "message": {
+                    "role": "assistant",
+                    "content": "Kimi: see https://tides.example.org/k for tables.",
+                },
+            }
+        ]
+    }
 
 
 def _firecrawl(fakes, seen: Seen) -> dict:
@@ -192,17 +275,33 @@ def _firecrawl(fakes, seen: Seen) -> dict:
     assert seen.body.get("formats") == ["markdown"], "formats is not [markdown]"
     for name in ("url", "onlyMainContent", "maxAge", "proxy"):
         assert name in seen.body, f"no {name}"
-    return {"success": True, "data": {"markdown": "# Behind the wall\n\nThe real article text.",
-                                      "metadata": {"title": "Behind the wall", "statusCode": 200,
-                                                   "sourceURL": seen.body["url"]}}}
+    return {
+        "success": True,
+        "data": {
+            "markdown": "# Behind the wall\n\nThe real article text.",
+            "metadata": {
+                "title": "Behind the wall",
+                "statusCode": 200,
+                "sourceURL": seen.body["url"],
+            },
+        },
+    }
 
 
-ANSWERS = {"brave": _brave, "perplexity": _perplexity, "grok": _grok, "gemini": _gemini,
-           "kimi": _kimi, "firecrawl": _firecrawl}
+ANSWERS = {
+    "brave": _brave,
+    "perplexity": _perplexity,
+    "grok": _grok,
+    "gemini": _gemini,
+    "kimi": _kimi,
+    "firecrawl": _firecrawl,
+}
 
 
 def search_config(fakes: FakeProviders, **search) -> dict:
     """web.search for config_from_data: every provider pointed at the fakes, with its key."""
-    providers = {name: {"apiKey": KEYS[name], "baseUrl": fakes.base(name)}
-                 for name in ("brave", "perplexity", "grok", "gemini", "kimi")}
+    providers = {
+        name: {"apiKey": KEYS[name], "baseUrl": fakes.base(name)}
+        for name in ("brave", "perplexity", "grok", "gemini", "kimi")
+    }
     return {**providers, **search}

@@ -2,6 +2,7 @@
 tests have it), a stub resolver that records its calls, a connector that maps addresses (so a
 "public" address lands on a loopback server and no test ever leaves the machine), and the web
 routes on a running service's router until they are in server/routes.py."""
+
 from __future__ import annotations
 
 import socket
@@ -15,15 +16,28 @@ from clawd.web.tier import WebTier
 
 def web_config(web: dict | None = None, *, allowed=("127.0.0.1",), extra: dict | None = None):
     data = {"browser": {"ssrfPolicy": {"allowedHostnames": list(allowed)}}, "web": web or {}}
-    for section, values in (extra or {}).items():    # one level deep: browser.enabled and the like
+    for section, values in (extra or {}).items():  # one level deep: browser.enabled and the like
         data[section] = {**data.get(section, {}), **values}
     return config_from_data(data, env={"CLAWD_HOME": tempfile.mkdtemp(prefix="clawd-web-")})
 
 
-def tier(web: dict | None = None, *, resolver=None, connect=default_connect, verify=True,
-         env=None, allowed=("127.0.0.1",), extra: dict | None = None) -> WebTier:
-    return WebTier(web_config(web, allowed=allowed, extra=extra), resolver=resolver, env=env or {},
-                   connect=connect, verify=verify)
+def tier(
+    web: dict | None = None,
+    *,
+    resolver=None,
+    connect=default_connect,
+    verify=True,
+    env=None,
+    allowed=("127.0.0.1",),
+    extra: dict | None = None,
+) -> WebTier:
+    return WebTier(
+        web_config(web, allowed=allowed, extra=extra),
+        resolver=resolver,
+        env=env or {},
+        connect=connect,
+        verify=verify,
+    )
 
 
 class StubDns:

@@ -1,4 +1,5 @@
 """Websocket frames as the browser's end of a socket pair writes and reads them (RFC 6455 §5)."""
+
 from __future__ import annotations
 
 WAIT = 5.0

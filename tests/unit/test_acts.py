@@ -1,6 +1,7 @@
 """The act table (clawd/acts.py) and what is made of it, without a browser: the server's reading of
 act bodies, the page functions it names, the agent tool's and MCP's schemas, the client's methods,
 the CLI's commands (each sends a request the table accepts), the man page and the answer text."""
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,22 @@ def ids(kinds) -> list[str]:
 
 # -- the table itself -----------------------------------------------------------------------------
 def test_the_table_has_the_design_kinds_in_order():
-    design = ["click", "clickCoords", "type", "press", "hover", "scrollIntoView", "drag", "select",
-              "fill", "resize", "wait", "evaluate", "close", "batch"]
+    design = [
+        "click",
+        "clickCoords",
+        "type",
+        "press",
+        "hover",
+        "scrollIntoView",
+        "drag",
+        "select",
+        "fill",
+        "resize",
+        "wait",
+        "evaluate",
+        "close",
+        "batch",
+    ]
     assert [name for name in acts.KINDS if name in design] == design
 
 
@@ -54,9 +69,12 @@ def test_every_kind_and_field_is_described_and_typed(kind):
 
 @pytest.mark.parametrize("kind", KINDS, ids=ids(KINDS))
 def test_every_kind_renders_a_valid_json_schema(kind):
-    schema = {"type": "object", "additionalProperties": False,
-              "properties": {p.name: p.schema() for p in (*acts.COMMON, *kind.params)},
-              "required": [p.name for p in kind.params if p.required]}
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {p.name: p.schema() for p in (*acts.COMMON, *kind.params)},
+        "required": [p.name for p in kind.params if p.required],
+    }
     jsonschema.Draft202012Validator.check_schema(schema)
 
 
@@ -76,19 +94,31 @@ def test_snake_and_camel_are_each_others_inverse():
 @pytest.mark.parametrize("kind", KINDS, ids=ids(KINDS))
 def test_every_kind_names_a_page_function_that_exists(kind):
     if kind.runs is None:
-        assert kind.name == "batch"          # the batch runner runs the others
+        assert kind.name == "batch"  # the batch runner runs the others
         return
     handler = actions.HANDLERS[kind.name]
-    assert callable(handler) and list(inspect.signature(handler).parameters)[:3] == ["ctx", "a",
-                                                                                     "deadline"]
+    assert callable(handler) and list(inspect.signature(handler).parameters)[:3] == [
+        "ctx",
+        "a",
+        "deadline",
+    ]
 
 
 # -- the server: reading act bodies ---------------------------------------------------------------
 def _sample(param: acts.Param):
     """A value of the field's type that its reader accepts."""
-    samples = {"ref": "e1", "string": "x", "text": "hello", "key": "Enter", "boolean": True,
-               "modifiers": ["Shift"], "strings": ["a"], "fields": [{"ref": "e1", "value": "v"}],
-               "actions": [{"kind": "wait", "timeMs": 0}], "timeout": 1000}
+    samples = {
+        "ref": "e1",
+        "string": "x",
+        "text": "hello",
+        "key": "Enter",
+        "boolean": True,
+        "modifiers": ["Shift"],
+        "strings": ["a"],
+        "fields": [{"ref": "e1", "value": "v"}],
+        "actions": [{"kind": "wait", "timeMs": 0}],
+        "timeout": 1000,
+    }
     if param.type == "choice":
         return param.choices[0]
     if param.type in ("integer", "number"):
@@ -98,14 +128,21 @@ def _sample(param: acts.Param):
 
 @pytest.mark.parametrize("kind", KINDS, ids=ids(KINDS))
 def test_a_body_with_every_field_of_a_kind_is_read(kind):
-    body = {"kind": kind.name, "targetId": "t1", "timeoutMs": 100,
-            **{p.name: _sample(p) for p in kind.params}}
+    body = {
+        "kind": kind.name,
+        "targetId": "t1",
+        "timeoutMs": 100,
+        **{p.name: _sample(p) for p in kind.params},
+    }
     action = act_request.read(body)
     assert action.kind == kind.name and action.args["timeoutMs"] == acts.MIN_TIMEOUT_MS
 
 
-@pytest.mark.parametrize("kind", [k for k in KINDS if any(p.required for p in k.params)],
-                         ids=ids(k for k in KINDS if any(p.required for p in k.params)))
+@pytest.mark.parametrize(
+    "kind",
+    [k for k in KINDS if any(p.required for p in k.params)],
+    ids=ids(k for k in KINDS if any(p.required for p in k.params)),
+)
 def test_a_missing_required_field_is_400_naming_it(kind):
     required = sorted(p.name for p in kind.params if p.required)
     with pytest.raises(errors.ActInvalidRequest) as caught:
@@ -116,8 +153,9 @@ def test_a_missing_required_field_is_400_naming_it(kind):
 def test_a_field_of_another_kind_is_refused_listing_the_allowed_ones():
     with pytest.raises(errors.ActInvalidRequest) as caught:
         act_request.read({"kind": "hover", "ref": "e1", "text": "x"})
-    assert caught.value.message == ("text: unknown field for kind hover; allowed: kind, profile, "
-                                    "ref, targetId, timeoutMs")
+    assert caught.value.message == (
+        "text: unknown field for kind hover; allowed: kind, profile, ref, targetId, timeoutMs"
+    )
 
 
 def test_a_selector_is_refused_for_every_kind_without_one():
@@ -128,11 +166,16 @@ def test_a_selector_is_refused_for_every_kind_without_one():
                 act_request.read(body)
 
 
-@pytest.mark.parametrize("kind", [k for k in KINDS if any(p.script for p in k.params)],
-                         ids=ids(k for k in KINDS if any(p.script for p in k.params)))
+@pytest.mark.parametrize(
+    "kind",
+    [k for k in KINDS if any(p.script for p in k.params)],
+    ids=ids(k for k in KINDS if any(p.script for p in k.params)),
+)
 def test_script_fields_are_403_when_evaluate_is_disabled(kind):
-    body = {"kind": kind.name,
-            **{p.name: _sample(p) for p in kind.params if p.script or p.required}}
+    body = {
+        "kind": kind.name,
+        **{p.name: _sample(p) for p in kind.params if p.script or p.required},
+    }
     with pytest.raises(errors.ActEvaluateDisabled):
         act_request.read(body, evaluate_enabled=False)
     act_request.read(body)
@@ -141,17 +184,23 @@ def test_script_fields_are_403_when_evaluate_is_disabled(kind):
 def test_a_kind_that_needs_one_of_its_fields_names_them():
     with pytest.raises(errors.ActInvalidRequest) as caught:
         act_request.read({"kind": "wait", "timeoutMs": 500})
-    assert caught.value.message == ("wait needs at least one of timeMs, text, textGone, selector, "
-                                    "url, loadState, fn")
+    assert caught.value.message == (
+        "wait needs at least one of timeMs, text, textGone, selector, url, loadState, fn"
+    )
 
 
-@pytest.mark.parametrize("body, message", [
-    ({"kind": "click", "ref": "e1", "button": ["left"]},
-     "button must be one of left, right, middle"),
-    ({"kind": "fill", "fields": [{"ref": "e1", "value": 1, "type": ["x"]}]}, "fields[0].type"),
-    ({"kind": "select", "ref": "e1", "values": []}, "values must be a non-empty list"),
-    ({"kind": "clickCoords", "x": -1, "y": 0}, "x must be at least 0"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (
+            {"kind": "click", "ref": "e1", "button": ["left"]},
+            "button must be one of left, right, middle",
+        ),
+        ({"kind": "fill", "fields": [{"ref": "e1", "value": 1, "type": ["x"]}]}, "fields[0].type"),
+        ({"kind": "select", "ref": "e1", "values": []}, "values must be a non-empty list"),
+        ({"kind": "clickCoords", "x": -1, "y": 0}, "x must be at least 0"),
+    ],
+)
 def test_odd_values_are_a_400_naming_the_field_never_a_crash(body, message):
     with pytest.raises(errors.ActInvalidRequest) as caught:
         act_request.read(body)
@@ -164,27 +213,47 @@ TAB = SimpleNamespace(target_id="RAW1", tab_id="t1")
 
 def test_an_answer_is_the_page_data_in_the_tab_envelope():
     action = act_request.read({"kind": "click", "ref": "e1"})
-    answer = act_answer(TAB, action, {"url": "https://a.test/", "title": "A",
-                                      "dialogs": {"pending": []}})
-    assert list(answer.items()) == [("ok", True), ("targetId", "RAW1"), ("tabId", "t1"),
-                                    ("url", "https://a.test/"), ("title", "A"), ("dialogs",
-                                                                                 {"pending": []})]
+    answer = act_answer(
+        TAB, action, {"url": "https://a.test/", "title": "A", "dialogs": {"pending": []}}
+    )
+    assert list(answer.items()) == [
+        ("ok", True),
+        ("targetId", "RAW1"),
+        ("tabId", "t1"),
+        ("url", "https://a.test/"),
+        ("title", "A"),
+        ("dialogs", {"pending": []}),
+    ]
 
 
 def test_a_batch_answer_wraps_each_result_and_is_ok_only_when_all_are():
-    action = act_request.read({"kind": "batch", "actions": [
-        {"kind": "wait", "timeMs": 0}, {"kind": "batch", "actions": [{"kind": "click",
-                                                                      "ref": "e1"}]}]})
+    action = act_request.read(
+        {
+            "kind": "batch",
+            "actions": [
+                {"kind": "wait", "timeMs": 0},
+                {"kind": "batch", "actions": [{"kind": "click", "ref": "e1"}]},
+            ],
+        }
+    )
     failed = {"kind": "click", "error": "gone", "code": "REF_STALE", "status": 409}
-    data = {"url": "u", "results": [{"kind": "wait", "url": "u", "waited": {"timeMs": 0}},
-                                    {"kind": "batch", "url": "u", "results": [failed]}]}
+    data = {
+        "url": "u",
+        "results": [
+            {"kind": "wait", "url": "u", "waited": {"timeMs": 0}},
+            {"kind": "batch", "url": "u", "results": [failed]},
+        ],
+    }
     answer = act_answer(TAB, action, data)
     wait, inner = answer["results"]
-    assert answer["ok"] is False and (wait["kind"], wait["ok"], wait["tabId"]) == ("wait", True,
-                                                                                   "t1")
-    assert inner["ok"] is False and inner["results"] == [{"kind": "click", "ok": False,
-                                                          "error": "gone",
-                                                          "code": "REF_STALE", "status": 409}]
+    assert answer["ok"] is False and (wait["kind"], wait["ok"], wait["tabId"]) == (
+        "wait",
+        True,
+        "t1",
+    )
+    assert inner["ok"] is False and inner["results"] == [
+        {"kind": "click", "ok": False, "error": "gone", "code": "REF_STALE", "status": 409}
+    ]
 
 
 # -- the agent tool and MCP -----------------------------------------------------------------------
@@ -199,8 +268,11 @@ def test_the_agent_schema_offers_every_kind_and_every_field():
     assert ACT_REQUIRED == {k.name: tuple(p.name for p in k.params if p.required) for k in KINDS}
 
 
-@pytest.mark.parametrize("kind", [k for k in KINDS if any(p.required for p in k.params)],
-                         ids=ids(k for k in KINDS if any(p.required for p in k.params)))
+@pytest.mark.parametrize(
+    "kind",
+    [k for k in KINDS if any(p.required for p in k.params)],
+    ids=ids(k for k in KINDS if any(p.required for p in k.params)),
+)
 def test_the_agent_tool_asks_for_a_kinds_required_fields(kind):
     client = FakeClient()
     result = BrowserTool(client).run({"action": "act", "kind": kind.name})
@@ -219,25 +291,33 @@ def test_the_agent_call_of_every_kind_reaches_client_act():
 
 
 # -- the client -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("kind", [k for k in KINDS if k.method],
-                         ids=ids(k for k in KINDS if k.method))
+@pytest.mark.parametrize(
+    "kind", [k for k in KINDS if k.method], ids=ids(k for k in KINDS if k.method)
+)
 def test_the_client_has_a_method_for_every_kind_with_its_fields(kind):
     method = getattr(Client, kind.method_name)
     params = inspect.signature(method).parameters
     assert [n for n in params if n != "self"] == [
         *(acts.snake(p.name) for p in sorted(kind.params, key=lambda p: not p.required)),
-        "target_id", "timeout_ms", "profile"]
+        "target_id",
+        "timeout_ms",
+        "profile",
+    ]
     assert kind.help in method.__doc__
 
 
 def test_a_client_method_sends_its_kind_and_refuses_an_unknown_argument(fake_service):
     with Client(fake_service.url) as c:
         c.select("e5", (v for v in ("a", "b")), target_id="t2")
-        assert fake_service.last.body == {"kind": "select", "ref": "e5", "values": ["a", "b"],
-                                          "targetId": "t2"}
+        assert fake_service.last.body == {
+            "kind": "select",
+            "ref": "e5",
+            "values": ["a", "b"],
+            "targetId": "t2",
+        }
         with pytest.raises(TypeError):
             c.click("e1", colour="red")
-    assert "POST /act" not in (Client.close.__doc__ or "")     # the client's own close
+    assert "POST /act" not in (Client.close.__doc__ or "")  # the client's own close
 
 
 # -- the CLI --------------------------------------------------------------------------------------
@@ -271,8 +351,11 @@ def test_every_act_command_sends_a_request_the_table_accepts(fake_service, kind,
 
 def test_every_kind_with_a_command_is_a_command_and_its_help_is_the_tables():
     parser = build_parser()
-    commands = next(action.choices for action in parser._actions
-                    if isinstance(action, argparse._SubParsersAction))
+    commands = next(
+        action.choices
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
     for kind in COMMANDS:
         sub = commands[kind.command]
         assert sub.description == kind.help and sub.get_default("act_kind") == kind.name
@@ -297,9 +380,14 @@ def test_the_man_page_lists_every_kind_with_its_fields():
 
 
 def test_answer_fields_of_the_table_are_printed_by_both_renderers():
-    result = {"tabId": "t1", "url": "https://a.test/", "title": "A", "selected": ["b"],
-              "result": 2,
-              "results": [{"kind": "click", "ok": True}]}
+    result = {
+        "tabId": "t1",
+        "url": "https://a.test/",
+        "title": "A",
+        "selected": ["b"],
+        "result": 2,
+        "results": [{"kind": "click", "ok": True}],
+    }
     model, terminal = render.act(result).splitlines(), output.render_act(result).splitlines()
     assert model[0] == 't1 https://a.test/ "A"' and terminal[0] == "t1 https://a.test/  A"
     assert model[1:] == terminal[1:] == ['selected: ["b"]', "result: 2", "- click: ok"]

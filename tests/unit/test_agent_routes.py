@@ -1,6 +1,7 @@
 """The agent tool's actions against the routes they call: every field an action offers a model is
 a field its route reads, with a JSON type the route's reader takes. (The act action's fields come
 from the act table itself: tests/unit/test_acts.py.)"""
+
 from __future__ import annotations
 
 import pytest
@@ -9,14 +10,20 @@ from clawd.agent.tool import ACTIONS, EVERYWHERE, FIELDS
 from clawd.server.routes import ROUTES
 from clawd.server.validation import as_bool, as_list, as_str
 
-ROUTE_OF = {      # action: the route its client method calls
-    "start": ("POST", "/start"), "open": ("POST", "/tabs/open"), "focus": ("POST", "/tabs/focus"),
-    "snapshot": ("GET", "/snapshot"), "screenshot": ("POST", "/screenshot"),
-    "navigate": ("POST", "/navigate"), "console": ("GET", "/console"), "pdf": ("POST", "/pdf"),
-    "upload": ("POST", "/hooks/file-chooser"), "dialog": ("POST", "/hooks/dialog"),
+ROUTE_OF = {  # action: the route its client method calls
+    "start": ("POST", "/start"),
+    "open": ("POST", "/tabs/open"),
+    "focus": ("POST", "/tabs/focus"),
+    "snapshot": ("GET", "/snapshot"),
+    "screenshot": ("POST", "/screenshot"),
+    "navigate": ("POST", "/navigate"),
+    "console": ("GET", "/console"),
+    "pdf": ("POST", "/pdf"),
+    "upload": ("POST", "/hooks/file-chooser"),
+    "dialog": ("POST", "/hooks/dialog"),
 }
 JSON_TYPE = {as_bool: "boolean", as_str: "string", as_list: "array"}
-TOOL_ONLY = {"snapshot": {"mode"}}     # mode=full is the tool's own spelling of the whole tree
+TOOL_ONLY = {"snapshot": {"mode"}}  # mode=full is the tool's own spelling of the whole tree
 
 
 def _route(method: str, pattern: str):

@@ -1,5 +1,6 @@
 """The text operations on snapshot text (page/snapshot/ariatext.py) and the option rules of
 page/snapshot/build.py, on literal snapshots: no browser."""
+
 from __future__ import annotations
 
 import re
@@ -45,7 +46,7 @@ def render(ls):
 def test_parse_and_render_round_trip_with_levels():
     parsed = lines()
     assert render(parsed) == PAGE
-    assert [l.level for l in parsed[:5]] == [0, 1, 2, 3, 4]
+    assert [line.level for line in parsed[:5]] == [0, 1, 2, 3, 4]
     assert parsed[3].ref == "e2" and parsed[3].role == "link" and parsed[4].is_prop
 
 
@@ -69,17 +70,24 @@ def test_interactive_leaves_out_named_content_with_refs():
 def test_compact_drops_unnamed_structure_without_refs_below():
     out = render(ariatext.compact(lines()))
     assert "- generic:\n" not in out and "deep text" not in out
-    assert "  - paragraph: Some text" in out                     # inline text stays
-    assert '- list:\n    - listitem:\n      - link "Home"' in out   # structure above refs stays
+    assert "  - paragraph: Some text" in out  # inline text stays
+    assert '- list:\n    - listitem:\n      - link "Home"' in out  # structure above refs stays
     assert "  - list:\n    - listitem [ref=e11]: one" in out
 
 
 def test_depth_keeps_nothing_deeper_and_fixes_colons():
     out = render(ariatext.depth(lines(), 1))
     assert out.split("\n") == [
-        '- navigation "Main" [ref=e1]:', "  - list", "- main:", '  - heading "Title" [level=1] [ref=e4]',
-        "  - paragraph: Some text", "  - generic", '  - form "Sign in" [ref=e5]',
-        "  - generic [ref=e10] [cursor=pointer]: Pointer div", "  - list"]
+        '- navigation "Main" [ref=e1]:',
+        "  - list",
+        "- main:",
+        '  - heading "Title" [level=1] [ref=e4]',
+        "  - paragraph: Some text",
+        "  - generic",
+        '  - form "Sign in" [ref=e5]',
+        "  - generic [ref=e10] [cursor=pointer]: Pointer div",
+        "  - list",
+    ]
     assert render(ariatext.depth(lines(), 0)) == '- navigation "Main" [ref=e1]\n- main'
 
 
@@ -88,7 +96,7 @@ def test_truncate_cuts_on_a_whole_line_with_the_exact_marker():
     assert ariatext.TRUNCATION_MARKER == marker
     text, cut = ariatext.truncate(PAGE, 200)
     assert cut and text.endswith(marker) and len(text) <= 200
-    kept = text[:-len(marker)]
+    kept = text[: -len(marker)]
     assert PAGE.startswith(kept) and PAGE[len(kept)] == "\n"
     assert ariatext.truncate(PAGE, 0) == (PAGE, False)
     assert ariatext.truncate(PAGE, len(PAGE)) == (PAGE, False)
@@ -103,13 +111,21 @@ def test_refs_of_dropped_lines_are_gone_after_truncation():
 def test_absolute_urls_from_the_url_child():
     out = render(ariatext.absolute_urls(lines(), "http://127.0.0.1:8000/dir/page.html"))
     assert '- link "Home" [ref=e2] [cursor=pointer] [url=http://127.0.0.1:8000/home]:' in out
-    assert '- link "About us" [ref=e3] [cursor=pointer] [url=http://127.0.0.1:8000/dir/about.html]:' in out
+    assert (
+        '- link "About us" [ref=e3] [cursor=pointer] [url=http://127.0.0.1:8000/dir/about.html]:'
+        in out
+    )
 
 
 def test_find_substring_is_case_insensitive_with_ref_and_ancestor_path():
     found = ariatext.find(lines(), "remember")
-    assert found == [{"line": '- checkbox "Remember me" [checked] [ref=e7]', "ref": "e7",
-                      "path": ["- main", '- form "Sign in" [ref=e5]']}]
+    assert found == [
+        {
+            "line": '- checkbox "Remember me" [checked] [ref=e7]',
+            "ref": "e7",
+            "path": ["- main", '- form "Sign in" [ref=e5]'],
+        }
+    ]
 
 
 def test_find_text_line_reports_its_nearest_ancestor_ref():
@@ -138,5 +154,10 @@ def test_efficient_mode_fills_only_what_was_not_given():
     mine = Options(mode="efficient", interactive=False, depth=2, max_chars=0).resolved()
     assert (mine.interactive, mine.compact, mine.depth, mine.max_chars) == (False, True, 2, 0)
     plain = Options().resolved()
-    assert (plain.interactive, plain.compact, plain.depth, plain.max_chars) == (False, False, None, DEFAULT_MAX_CHARS)
+    assert (plain.interactive, plain.compact, plain.depth, plain.max_chars) == (
+        False,
+        False,
+        None,
+        DEFAULT_MAX_CHARS,
+    )
     assert DEFAULT_MAX_CHARS == 80000

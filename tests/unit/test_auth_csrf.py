@@ -1,5 +1,6 @@
 """Who may talk to the service (bearer token, password header, HTTP Basic; the generated token
 file) and what a browser may not make it do (cross-site writes, DNS rebinding)."""
+
 from __future__ import annotations
 
 import base64
@@ -14,7 +15,7 @@ from clawd.security.auth import Authenticator, authenticator_for, load_or_create
 from clawd.security.csrf import RequestGuard, host_of, is_loopback_host
 
 TOKEN = "tok-3f9a"
-PASSWORD = "pässwörd"   # non-ASCII on purpose: compared as UTF-8 bytes
+PASSWORD = "pässwörd"  # non-ASCII on purpose: compared as UTF-8 bytes
 
 
 def basic(user: str, password: str) -> str:
@@ -22,16 +23,32 @@ def basic(user: str, password: str) -> str:
 
 
 # -- credentials ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("headers", [{"Authorization": f"Bearer {TOKEN}"}, {"Authorization": f"bearer {TOKEN}"},
-                                     {"Authorization": f"Bearer  {TOKEN} "}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Authorization": f"Bearer {TOKEN}"},
+        {"Authorization": f"bearer {TOKEN}"},
+        {"Authorization": f"Bearer  {TOKEN} "},
+    ],
+)
 def test_the_bearer_token_is_accepted(headers):
     Authenticator(token=TOKEN).check(headers)
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": ""}, {"Authorization": "Bearer"},
-                                     {"Authorization": "Bearer wrong"}, {"Authorization": f"Bearer {TOKEN}x"},
-                                     {"Authorization": f"Token {TOKEN}"}, {"Authorization": basic("u", TOKEN)},
-                                     {"X-Clawd-Password": TOKEN}, {"X-OpenClaw-Password": TOKEN}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Authorization": ""},
+        {"Authorization": "Bearer"},
+        {"Authorization": "Bearer wrong"},
+        {"Authorization": f"Bearer {TOKEN}x"},
+        {"Authorization": f"Token {TOKEN}"},
+        {"Authorization": basic("u", TOKEN)},
+        {"X-Clawd-Password": TOKEN},
+        {"X-OpenClaw-Password": TOKEN},
+    ],
+)
 def test_anything_but_the_bearer_token_is_unauthorized(headers):
     with pytest.raises(errors.Unauthorized) as raised:
         Authenticator(token=TOKEN).check(headers)
@@ -39,21 +56,34 @@ def test_anything_but_the_bearer_token_is_unauthorized(headers):
     assert TOKEN not in str(raised.value)
 
 
-@pytest.mark.parametrize("headers", [{"X-Clawd-Password": PASSWORD}, {"X-OpenClaw-Password": PASSWORD},
-                                     {"Authorization": basic("anyone", PASSWORD)},
-                                     {"Authorization": basic("", PASSWORD)},
-                                     {"Authorization": basic("u", PASSWORD).replace("Basic", "basic")}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"X-Clawd-Password": PASSWORD},
+        {"X-OpenClaw-Password": PASSWORD},
+        {"Authorization": basic("anyone", PASSWORD)},
+        {"Authorization": basic("", PASSWORD)},
+        {"Authorization": basic("u", PASSWORD).replace("Basic", "basic")},
+    ],
+)
 def test_the_password_is_accepted_in_its_header_or_as_basic_auth(headers):
     Authenticator(password=PASSWORD).check(headers)
 
 
-@pytest.mark.parametrize("headers", [{"X-Clawd-Password": "wrong"}, {"X-Clawd-Password": ""},
-                                     {"X-OpenClaw-Password": "wrong"}, {"X-OpenClaw-Password": ""},
-                                     {"Authorization": basic("u", "wrong")},
-                                     {"Authorization": "Basic !!!not-base64!!!"},
-                                     {"Authorization": "Basic " + base64.b64encode(b"u:\xff\xfe").decode()},
-                                     {"Authorization": "Basic " + base64.b64encode(PASSWORD.encode()).decode()},
-                                     {"Authorization": f"Bearer {PASSWORD}"}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"X-Clawd-Password": "wrong"},
+        {"X-Clawd-Password": ""},
+        {"X-OpenClaw-Password": "wrong"},
+        {"X-OpenClaw-Password": ""},
+        {"Authorization": basic("u", "wrong")},
+        {"Authorization": "Basic !!!not-base64!!!"},
+        {"Authorization": "Basic " + base64.b64encode(b"u:\xff\xfe").decode()},
+        {"Authorization": "Basic " + base64.b64encode(PASSWORD.encode()).decode()},
+        {"Authorization": f"Bearer {PASSWORD}"},
+    ],
+)
 def test_a_wrong_or_malformed_password_is_unauthorized(headers):
     with pytest.raises(errors.Unauthorized):
         Authenticator(password=PASSWORD).check(headers)
@@ -134,14 +164,38 @@ def test_authenticator_for_without_credentials_uses_the_token_file(tmp_path):
 
 
 # -- Host header (DNS rebinding) ------------------------------------------------------------------
-@pytest.mark.parametrize("host", ["127.0.0.1:18791", "127.0.0.1", "localhost:18791", "LOCALHOST", "localhost.",
-                                  "[::1]:18791", "[::1]", "::1", "127.5.6.7:80", "agent.localhost:18791"])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1:18791",
+        "127.0.0.1",
+        "localhost:18791",
+        "LOCALHOST",
+        "localhost.",
+        "[::1]:18791",
+        "[::1]",
+        "::1",
+        "127.5.6.7:80",
+        "agent.localhost:18791",
+    ],
+)
 def test_loopback_host_headers_pass(host):
     RequestGuard().check("POST", {"Host": host})
 
 
-@pytest.mark.parametrize("host", ["evil.test", "evil.test:18791", "127.0.0.1.evil.test", "localhost.evil.test",
-                                  "0.0.0.0:18791", "192.168.1.5:18791", "[fe80::1]:80", ""])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.test",
+        "evil.test:18791",
+        "127.0.0.1.evil.test",
+        "localhost.evil.test",
+        "0.0.0.0:18791",
+        "192.168.1.5:18791",
+        "[fe80::1]:80",
+        "",
+    ],
+)
 def test_other_host_headers_are_refused(host):
     with pytest.raises(errors.HostNotAllowed) as raised:
         RequestGuard().check("GET", {"Host": host})
@@ -169,8 +223,16 @@ def test_host_of_splits_the_port_off():
 
 
 def test_is_loopback_host():
-    assert is_loopback_host("127.0.0.1") and is_loopback_host("[::1]") and is_loopback_host("x.localhost")
-    assert not is_loopback_host("example.com") and not is_loopback_host("0.0.0.0") and not is_loopback_host("")
+    assert (
+        is_loopback_host("127.0.0.1")
+        and is_loopback_host("[::1]")
+        and is_loopback_host("x.localhost")
+    )
+    assert (
+        not is_loopback_host("example.com")
+        and not is_loopback_host("0.0.0.0")
+        and not is_loopback_host("")
+    )
 
 
 # -- cross-site writes ----------------------------------------------------------------------------
@@ -186,7 +248,9 @@ def test_a_cross_site_fetch_that_changes_state_is_refused(method):
 
 @pytest.mark.parametrize("method", ["GET", "HEAD", "OPTIONS"])
 def test_reads_pass_even_cross_site(method):
-    RequestGuard().check(method, {**LOCAL, "Sec-Fetch-Site": "cross-site", "Origin": "https://evil.test"})
+    RequestGuard().check(
+        method, {**LOCAL, "Sec-Fetch-Site": "cross-site", "Origin": "https://evil.test"}
+    )
 
 
 @pytest.mark.parametrize("site", ["same-origin", "same-site", "none", "Same-Origin"])
@@ -194,17 +258,32 @@ def test_other_sec_fetch_site_values_pass(site):
     RequestGuard().check("POST", {**LOCAL, "Sec-Fetch-Site": site})
 
 
-@pytest.mark.parametrize("header, value", [
-    ("Origin", "https://evil.test"), ("Origin", "null"), ("Origin", "http://127.0.0.1.evil.test"),
-    ("Referer", "https://evil.test/page?x=1"), ("Origin", "http://192.168.1.1:18791")])
+@pytest.mark.parametrize(
+    "header, value",
+    [
+        ("Origin", "https://evil.test"),
+        ("Origin", "null"),
+        ("Origin", "http://127.0.0.1.evil.test"),
+        ("Referer", "https://evil.test/page?x=1"),
+        ("Origin", "http://192.168.1.1:18791"),
+    ],
+)
 def test_a_non_loopback_origin_or_referer_is_refused(header, value):
     with pytest.raises(errors.CrossSiteRequest):
         RequestGuard().check("POST", {**LOCAL, header: value})
 
 
-@pytest.mark.parametrize("headers", [
-    {"Origin": "http://127.0.0.1:18791"}, {"Origin": "http://localhost:3000"}, {"Origin": "http://[::1]:18791"},
-    {"Referer": "http://127.0.0.1:18791/ui"}, {"Origin": "http://LOCALHOST"}, {}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://127.0.0.1:18791"},
+        {"Origin": "http://localhost:3000"},
+        {"Origin": "http://[::1]:18791"},
+        {"Referer": "http://127.0.0.1:18791/ui"},
+        {"Origin": "http://LOCALHOST"},
+        {},
+    ],
+)
 def test_a_loopback_origin_or_referer_or_none_passes(headers):
     RequestGuard().check("POST", {**LOCAL, **headers})
 
@@ -218,7 +297,9 @@ def test_the_configured_host_is_an_allowed_origin():
 
 def test_a_good_origin_does_not_excuse_a_bad_referer():
     with pytest.raises(errors.CrossSiteRequest):
-        RequestGuard().check("POST", {**LOCAL, "Origin": "http://127.0.0.1:18791", "Referer": "https://evil.test/"})
+        RequestGuard().check(
+            "POST", {**LOCAL, "Origin": "http://127.0.0.1:18791", "Referer": "https://evil.test/"}
+        )
 
 
 def test_the_host_is_checked_before_the_origin():

@@ -1,5 +1,6 @@
 """Connection against a fake websocket: routing replies by id, deadlines, events on the dispatcher
 thread, and failing every pending call at once when the socket dies. No browser."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,8 @@ from tests.support.fake_ws import WAIT, FakeFactory, FakeWebSocket
 from tests.support.page_eval import wait_until
 from tests.support.ws_frames import read_client_frame, server_frame
 
-CALL_TIMEOUT = 10.0   # what pending calls would wait out if nobody told them the socket died
-PROMPT = 2.0          # "at once": far below CALL_TIMEOUT, far above scheduling noise
+CALL_TIMEOUT = 10.0  # what pending calls would wait out if nobody told them the socket died
+PROMPT = 2.0  # "at once": far below CALL_TIMEOUT, far above scheduling noise
 
 
 @pytest.fixture
@@ -28,8 +29,12 @@ def fake():
 
 @pytest.fixture
 def conn(fake):
-    connection = Connection("ws://127.0.0.1:1/devtools/browser/x", ws_factory=FakeFactory(fake),
-                            default_timeout=CALL_TIMEOUT, name="test-cdp")
+    connection = Connection(
+        "ws://127.0.0.1:1/devtools/browser/x",
+        ws_factory=FakeFactory(fake),
+        default_timeout=CALL_TIMEOUT,
+        name="test-cdp",
+    )
     yield connection
     connection.close()
 
@@ -51,7 +56,7 @@ class Caller(threading.Thread):
         started = time.monotonic()
         try:
             self.result = conn.call(method, params, **kwargs)
-        except BaseException as exc:   # noqa: BLE001 - handed to the test thread
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
             self.error = exc
         finally:
             self.elapsed = time.monotonic() - started
@@ -83,7 +88,7 @@ def test_a_session_call_carries_its_session_id(conn, fake):
 def test_out_of_order_replies_reach_their_own_callers_across_threads(conn, fake):
     callers = [Caller(conn, "Test.echo", {"n": n}) for n in range(8)]
     sent = fake.wait_sent(len(callers))
-    assert len({m["id"] for m in sent}) == len(callers)   # ids never repeat
+    assert len({m["id"] for m in sent}) == len(callers)  # ids never repeat
     for message in reversed(sent):
         fake.reply(message["id"], {"n": message["params"]["n"]})
     for n, caller in enumerate(callers):
@@ -95,7 +100,7 @@ def test_out_of_order_replies_reach_their_own_callers_across_threads(conn, fake)
 def test_a_caller_reads_its_own_reply_when_nobody_else_reads(conn, fake):
     caller = Caller(conn, "Browser.getVersion")
     sent = fake.wait_call("Browser.getVersion")
-    fake.wait_reader(caller.name)          # it took the read role (the watcher stepped aside)
+    fake.wait_reader(caller.name)  # it took the read role (the watcher stepped aside)
     fake.reply(sent["id"], {"product": "Chrome"})
     assert caller.outcome() == ({"product": "Chrome"}, None)
     assert "test-cdp-reader" not in fake.recv_threads
@@ -107,7 +112,7 @@ def test_a_caller_waiting_for_the_role_gets_its_reply_from_the_reader(conn, fake
     fake.wait_reader(first.name)
     second = Caller(conn, "Quick.second")
     sent = fake.wait_call("Quick.second")
-    fake.reply(sent["id"], {"second": True})      # read by `first`, handed to `second`
+    fake.reply(sent["id"], {"second": True})  # read by `first`, handed to `second`
     assert second.outcome() == ({"second": True}, None)
     assert second.name not in fake.recv_threads
     fake.reply(fake.wait_call("Slow.first")["id"], {"first": True})
@@ -120,9 +125,9 @@ def test_events_after_the_last_call_still_arrive_without_another_call(conn, fake
     caller = Caller(conn, "Target.createTarget")
     fake.reply(fake.wait_call("Target.createTarget")["id"], {"targetId": "T2"})
     assert caller.outcome() == ({"targetId": "T2"}, None)
-    fake.event("Target.targetCreated", {"targetInfo": {"targetId": "T2"}})   # nobody calls now
+    fake.event("Target.targetCreated", {"targetInfo": {"targetId": "T2"}})  # nobody calls now
     assert seen.wait(WAIT)
-    assert "test-cdp-reader" in fake.recv_threads   # the watcher read it
+    assert "test-cdp-reader" in fake.recv_threads  # the watcher read it
 
 
 def test_an_error_reply_becomes_cdp_error_with_the_message_and_code(conn, fake):
@@ -133,7 +138,7 @@ def test_an_error_reply_becomes_cdp_error_with_the_message_and_code(conn, fake):
     assert isinstance(error, errors.CdpError)
     assert "No node with given id found" in str(error) and "nodeId 7" in str(error)
     assert error.cdp_code == -32000
-    assert not conn.closed   # an error answer is not a dead socket
+    assert not conn.closed  # an error answer is not a dead socket
 
 
 def test_a_ten_megabyte_reply_is_routed_whole(conn, fake):
@@ -147,7 +152,7 @@ def test_a_ten_megabyte_reply_is_routed_whole(conn, fake):
 
 def test_messages_that_are_not_json_or_name_no_waiter_are_dropped_without_harm(conn, fake):
     fake.feed("this is not json")
-    fake.reply(9999, {"stray": True})   # nobody asked for id 9999
+    fake.reply(9999, {"stray": True})  # nobody asked for id 9999
     caller = Caller(conn, "Target.getTargets")
     sent = fake.wait_call("Target.getTargets")
     fake.reply(sent["id"], {"targetInfos": []})
@@ -174,7 +179,9 @@ def test_a_late_reply_after_the_timeout_is_dropped_and_later_calls_still_work(co
 
 
 def test_the_default_timeout_applies_when_the_call_names_none(fake):
-    connection = Connection("ws://x/devtools/browser/x", ws_factory=FakeFactory(fake), default_timeout=0.05)
+    connection = Connection(
+        "ws://x/devtools/browser/x", ws_factory=FakeFactory(fake), default_timeout=0.05
+    )
     try:
         with pytest.raises(errors.CdpTimeout):
             connection.call("Browser.getVersion")
@@ -201,7 +208,7 @@ def test_an_event_mid_call_reaches_its_subscriber_on_the_dispatcher_thread(conn,
     assert caller.outcome() == ({}, None)
     assert seen["params"] == {"timestamp": 1.5}
     assert seen["thread"] == "test-cdp-events"
-    assert seen["thread"] not in fake.recv_threads   # whoever read the event did not run it
+    assert seen["thread"] not in fake.recv_threads  # whoever read the event did not run it
 
 
 def test_a_slow_subscriber_does_not_delay_replies(conn, fake):
@@ -213,14 +220,14 @@ def test_a_slow_subscriber_does_not_delay_replies(conn, fake):
 
     conn.events.subscribe("Network.requestWillBeSent", slow)
     fake.event("Network.requestWillBeSent", {"requestId": "1"})
-    fake.event("Network.requestWillBeSent", {"requestId": "2"})   # queued behind the slow one
+    fake.event("Network.requestWillBeSent", {"requestId": "2"})  # queued behind the slow one
     assert in_handler.wait(WAIT)
     try:
         caller = Caller(conn, "Runtime.evaluate")
         sent = fake.wait_call("Runtime.evaluate")
         fake.reply(sent["id"], {"ok": True})
         assert caller.outcome() == ({"ok": True}, None)
-        assert not release.is_set()   # the subscriber is still stuck while the reply got through
+        assert not release.is_set()  # the subscriber is still stuck while the reply got through
     finally:
         release.set()
     assert conn.events.flush(WAIT)
@@ -238,7 +245,9 @@ def _assert_all_gone_promptly(callers):
         _, error = caller.outcome(WAIT)
         assert isinstance(error, errors.BrowserGone), error
         assert isinstance(error, ConnectionError)
-        assert caller.elapsed < PROMPT, f"waited {caller.elapsed:.2f} s of a {CALL_TIMEOUT} s deadline"
+        assert caller.elapsed < PROMPT, (
+            f"waited {caller.elapsed:.2f} s of a {CALL_TIMEOUT} s deadline"
+        )
 
 
 def _assert_later_calls_fail_at_once(conn, fake):
@@ -247,7 +256,7 @@ def _assert_later_calls_fail_at_once(conn, fake):
     with pytest.raises(errors.BrowserGone):
         conn.call("Browser.getVersion", timeout=CALL_TIMEOUT)
     assert time.monotonic() - started < PROMPT
-    assert len(fake.sent) == sent_before   # nothing more went out on a dead socket
+    assert len(fake.sent) == sent_before  # nothing more went out on a dead socket
     assert conn._pending == {}
 
 
@@ -312,10 +321,13 @@ def test_close_callbacks_run_once_each_off_the_reader_thread(conn, fake):
     conn.on_close(second)
     fake.close_frame()
     assert both_ran.wait(WAIT)
-    conn.close()          # a second shutdown, and the reader is already gone
+    conn.close()  # a second shutdown, and the reader is already gone
     fake.fail_recv(OSError("nobody reads this"))
-    _join_close_callback_threads()   # any callback thread either shutdown started exists by now
-    assert [c[:2] for c in calls] == [("first", "closed by the browser"), ("second", "closed by the browser")]
+    _join_close_callback_threads()  # any callback thread either shutdown started exists by now
+    assert [c[:2] for c in calls] == [
+        ("first", "closed by the browser"),
+        ("second", "closed by the browser"),
+    ]
     assert all(thread not in fake.recv_threads for _, _, thread in calls)
 
 
@@ -345,7 +357,9 @@ def test_a_factory_that_raises_becomes_cdp_unreachable_and_leaks_no_thread():
 
 def test_the_factory_gets_the_url_and_the_handshake_timeout(fake):
     factory = FakeFactory(fake)
-    connection = Connection("ws://h:1/devtools/browser/x", ws_factory=factory, handshake_timeout=3.0)
+    connection = Connection(
+        "ws://h:1/devtools/browser/x", ws_factory=factory, handshake_timeout=3.0
+    )
     connection.close()
     assert factory.calls == [("ws://h:1/devtools/browser/x", {"timeout": 3.0})]
 
@@ -364,16 +378,18 @@ def test_the_default_factory_suppresses_origin_and_skips_utf8_validation(monkeyp
     try:
         [(url, kwargs)] = seen
         assert url == "ws://127.0.0.1:18800/devtools/browser/x"
-        assert kwargs["suppress_origin"] is True        # Chrome answers 403 to an Origin header
-        assert kwargs["skip_utf8_validation"] is True   # 4x slower on big replies otherwise
+        assert kwargs["suppress_origin"] is True  # Chrome answers 403 to an Origin header
+        assert kwargs["skip_utf8_validation"] is True  # 4x slower on big replies otherwise
         assert kwargs["timeout"] == 2.0
-        assert "max_size" not in kwargs                  # no cap on message size
-        assert ws.timeouts[-1] is None                   # the socket blocks; deadlines live in call()
+        assert "max_size" not in kwargs  # no cap on message size
+        assert ws.timeouts[-1] is None  # the socket blocks; deadlines live in call()
         # the frames Chrome sends are read off the socket itself
         caller = Caller(connection, "Browser.getVersion")
         opcode, sent = read_client_frame(chrome)
         assert opcode == 0x1 and json.loads(sent)["method"] == "Browser.getVersion"
-        chrome.sendall(server_frame(b'{"id": %d, "result": {"product": "Chrome"}}' % json.loads(sent)["id"]))
+        chrome.sendall(
+            server_frame(b'{"id": %d, "result": {"product": "Chrome"}}' % json.loads(sent)["id"])
+        )
         assert caller.outcome() == ({"product": "Chrome"}, None)
     finally:
         connection.close()
@@ -394,10 +410,10 @@ class HandshakenWebSocket:
 
 def test_keepalive_detects_a_silent_peer_and_fails_pending_calls_at_once(conn, fake):
     """A half-open socket raises nothing: the keep-alive call that gets no answer ends it."""
-    pending = Caller(conn, "Page.navigate", timeout=60)    # would otherwise wait a minute
+    pending = Caller(conn, "Page.navigate", timeout=60)  # would otherwise wait a minute
     fake.wait_call("Page.navigate")
     conn.start_keepalive(interval=0.2, timeout=0.3)
-    fake.wait_call("Browser.getVersion")                    # sent after the silence, never answered
+    fake.wait_call("Browser.getVersion")  # sent after the silence, never answered
     result, error = pending.outcome()
     assert isinstance(error, errors.BrowserGone) and "keep-alive" in str(error)
     assert pending.elapsed < 5
@@ -409,18 +425,25 @@ def test_keepalive_stays_quiet_while_the_peer_talks(fake):
     (with wall time and a 0.3 s interval, a starved thread once did). Steps are binary fractions:
     the comparisons are exact."""
     now = [100.0]
-    connection = Connection("ws://127.0.0.1:1/devtools/browser/x", ws_factory=FakeFactory(fake),
-                            default_timeout=CALL_TIMEOUT, name="test-cdp", clock=lambda: now[0])
+    connection = Connection(
+        "ws://127.0.0.1:1/devtools/browser/x",
+        ws_factory=FakeFactory(fake),
+        default_timeout=CALL_TIMEOUT,
+        name="test-cdp",
+        clock=lambda: now[0],
+    )
     try:
-        for _ in range(10):                                  # an event every 0.25 s of the clock
+        for _ in range(10):  # an event every 0.25 s of the clock
             now[0] += 0.25
             fake.event("Page.frameNavigated", {})
-            wait_until(lambda: connection.last_received == now[0], timeout=WAIT, message="the event read")
+            wait_until(
+                lambda: connection.last_received == now[0], timeout=WAIT, message="the event read"
+            )
             assert not connection.keepalive_due(0.5)
         now[0] += 0.25
         assert not connection.keepalive_due(0.5)
-        now[0] += 0.25                                       # 0.5 s of silence
+        now[0] += 0.25  # 0.5 s of silence
         assert connection.keepalive_due(0.5)
     finally:
         connection.close()
-    assert not connection.keepalive_due(0.5)                 # closed: nothing to keep alive
+    assert not connection.keepalive_due(0.5)  # closed: nothing to keep alive

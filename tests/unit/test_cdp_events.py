@@ -1,4 +1,5 @@
 """EventBus (subscriptions scoped by session, one dispatcher thread) and Session.expect/Waiter."""
+
 from __future__ import annotations
 
 import threading
@@ -65,7 +66,7 @@ def test_unsubscribe_stops_delivery_and_leaves_other_handlers(bus):
     bus.publish("E", {"n": 1}, "S1")
     assert bus.flush(WAIT)
     unsubscribe()
-    unsubscribe()   # twice is harmless
+    unsubscribe()  # twice is harmless
     bus.publish("E", {"n": 2}, "S1")
     assert bus.flush(WAIT)
     assert dropped == [{"n": 1}]
@@ -90,7 +91,7 @@ def test_forget_session_drops_every_subscription_of_that_session_only(bus):
     assert bus.flush(WAIT)
     assert gone_a == [] and gone_b == []
     assert kept == [{}]
-    assert everyone == [{}, {}]   # ANY_SESSION subscriptions are not the session's to lose
+    assert everyone == [{}, {}]  # ANY_SESSION subscriptions are not the session's to lose
 
 
 def test_a_failing_handler_does_not_stop_delivery(bus):
@@ -135,7 +136,9 @@ def fake():
 
 @pytest.fixture
 def conn(fake):
-    connection = Connection("ws://x/devtools/browser/x", ws_factory=FakeFactory(fake), default_timeout=WAIT)
+    connection = Connection(
+        "ws://x/devtools/browser/x", ws_factory=FakeFactory(fake), default_timeout=WAIT
+    )
     yield connection
     connection.close()
 
@@ -165,7 +168,7 @@ def test_expect_before_the_call_catches_an_event_that_beats_the_reply(conn, fake
     fake.event("Page.frameNavigated", {"frame": {"url": "https://b.test/"}}, session_id="S1")
     assert waiter.wait(WAIT) == {"frame": {"url": "https://b.test/"}}
     assert waiter.done
-    assert conn.events._subs == {}   # wait() unsubscribed
+    assert conn.events._subs == {}  # wait() unsubscribed
 
 
 def test_a_waiter_keeps_the_first_match(conn, fake):

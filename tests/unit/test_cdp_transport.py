@@ -1,5 +1,6 @@
 """The frame reader under a Connection, over a real socket pair: what a browser writes on one end
 is read on the other, in pieces, whole, fragmented, big, with control frames and deadlines."""
+
 from __future__ import annotations
 
 import socket
@@ -33,11 +34,13 @@ def pair():
 
 def test_a_message_split_into_single_bytes_reads_whole(pair):
     transport, browser, _ = pair
-    data = server_frame(b'{"id": 1, "result": {}}') + server_frame(b'{"method": "Page.loadEventFired"}')
+    data = server_frame(b'{"id": 1, "result": {}}') + server_frame(
+        b'{"method": "Page.loadEventFired"}'
+    )
 
     def dribble():
         for i in range(len(data)):
-            browser.sendall(data[i:i + 1])
+            browser.sendall(data[i : i + 1])
 
     writer = threading.Thread(target=dribble)
     writer.start()
@@ -65,10 +68,12 @@ def test_several_messages_in_one_write_come_out_one_at_a_time(pair):
 
 def test_a_fragmented_message_is_joined_and_a_ping_between_fragments_is_answered(pair):
     transport, browser, _ = pair
-    browser.sendall(server_frame(b'{"id": 7, ', fin=False)
-                    + server_frame(b"hello", opcode=0x9)                   # ping, mid-message
-                    + server_frame(b'"result": ', opcode=0x0, fin=False)
-                    + server_frame(b"{}}", opcode=0x0))
+    browser.sendall(
+        server_frame(b'{"id": 7, ', fin=False)
+        + server_frame(b"hello", opcode=0x9)  # ping, mid-message
+        + server_frame(b'"result": ', opcode=0x0, fin=False)
+        + server_frame(b"{}}", opcode=0x0)
+    )
     assert transport.recv(WAIT) == b'{"id": 7, "result": {}}'
     assert read_client_frame(browser) == (0xA, b"hello")
 
@@ -103,7 +108,7 @@ def test_a_deadline_keeps_what_came_of_a_message_for_the_next_read(pair):
     with pytest.raises(TimeoutError):
         transport.recv(0.05)
     assert time.monotonic() - started < WAIT
-    assert transport.ready()              # the first bytes are buffered
+    assert transport.ready()  # the first bytes are buffered
     browser.sendall(frame[9:])
     assert transport.recv(WAIT) == b'{"id": 3, "result": {"value": 42}}'
 
@@ -118,7 +123,7 @@ def test_wait_returns_on_data_without_reading_it(pair):
 
     watcher = threading.Thread(target=watch)
     watcher.start()
-    assert not returned.wait(0.05)          # nothing to read yet: still waiting
+    assert not returned.wait(0.05)  # nothing to read yet: still waiting
     browser.sendall(server_frame(b"event"))
     assert returned.wait(WAIT)
     watcher.join(WAIT)
@@ -136,7 +141,7 @@ def test_interrupt_ends_a_wait_and_a_pending_interrupt_ends_the_next(pair):
     assert returned.wait(WAIT)
     watcher.join(WAIT)
     transport.interrupt()
-    transport.interrupt()                    # two wake-ups collapse into one return
+    transport.interrupt()  # two wake-ups collapse into one return
     transport.wait()
     assert not transport.ready()
 
@@ -148,7 +153,7 @@ def test_close_ends_a_read_in_progress_and_says_goodbye(pair):
     def read():
         try:
             transport.recv(None)
-        except Exception as exc:   # noqa: BLE001 - handed to the test thread
+        except Exception as exc:  # noqa: BLE001 - handed to the test thread
             outcome["error"] = exc
 
     reader = threading.Thread(target=read)
@@ -158,8 +163,8 @@ def test_close_ends_a_read_in_progress_and_says_goodbye(pair):
     reader.join(WAIT)
     assert not reader.is_alive()
     assert isinstance(outcome["error"], (TransportClosed, OSError))
-    assert read_client_frame(browser) == (0x8, (1000).to_bytes(2, "big"))   # a normal closure
-    transport.close()                       # a second close sends nothing more
+    assert read_client_frame(browser) == (0x8, (1000).to_bytes(2, "big"))  # a normal closure
+    transport.close()  # a second close sends nothing more
     assert browser.recv(16) == b""
 
 
@@ -183,8 +188,9 @@ def test_sends_from_many_threads_never_interleave(pair):
     texts = [f'{{"id": {i}, "pad": "{"x" * (i * 997 % 70_000)}"}}' for i in range(24)]
     writers = [threading.Thread(target=transport.send, args=(t,)) for t in texts]
     received = []
-    reader = threading.Thread(target=lambda: received.extend(read_client_frame(browser)[1].decode()
-                                                             for _ in texts))
+    reader = threading.Thread(
+        target=lambda: received.extend(read_client_frame(browser)[1].decode() for _ in texts)
+    )
     reader.start()
     for writer in writers:
         writer.start()
@@ -200,7 +206,7 @@ def test_close_does_not_wait_on_a_peer_that_stopped_reading(pair):
 
     def flood():
         try:
-            transport.send("x" * (16 << 20))    # far more than the socket pair buffers
+            transport.send("x" * (16 << 20))  # far more than the socket pair buffers
         except OSError as exc:
             outcome["error"] = exc
 
@@ -208,10 +214,10 @@ def test_close_does_not_wait_on_a_peer_that_stopped_reading(pair):
     sender.start()
     deadline = time.monotonic() + WAIT
     while not transport._send_lock.locked() and time.monotonic() < deadline:
-        threading.Event().wait(0.005)            # until the send holds the lock, stuck
+        threading.Event().wait(0.005)  # until the send holds the lock, stuck
     assert transport._send_lock.locked()
     started = time.monotonic()
     transport.close()
-    assert time.monotonic() - started < 1.0      # no goodbye frame waits behind the stuck send
+    assert time.monotonic() - started < 1.0  # no goodbye frame waits behind the stuck send
     sender.join(WAIT)
     assert not sender.is_alive() and isinstance(outcome.get("error"), OSError)

@@ -1,4 +1,6 @@
-"""Config: lookup order, schema <-> dataclass agreement, validation messages, defaults, round trip."""
+"""Config: lookup order, schema <-> dataclass agreement, validation messages, defaults,
+round trip."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -9,8 +11,15 @@ import jsonschema
 import pytest
 
 from clawd.config import loader
-from clawd.config.loader import (config_from_data, config_to_dict, defaults, find_config_file,
-                                 load_config, schema, validate)
+from clawd.config.loader import (
+    config_from_data,
+    config_to_dict,
+    defaults,
+    find_config_file,
+    load_config,
+    schema,
+    validate,
+)
 from clawd.config.model import AuthConfig, Config, ProfileConfig, ServerConfig, state_home
 from clawd.errors import ConfigError
 
@@ -72,7 +81,9 @@ def test_no_file_anywhere_means_none(places):
 
 def test_default_search_paths_are_home_dot_clawd_then_etc(tmp_path):
     assert loader.default_search_paths({"HOME": str(tmp_path)}) == (
-        tmp_path / ".clawd" / "clawd.yaml", pathlib.Path("/etc/clawd/clawd.yaml"))
+        tmp_path / ".clawd" / "clawd.yaml",
+        pathlib.Path("/etc/clawd/clawd.yaml"),
+    )
 
 
 def test_missing_explicit_path_is_an_error(places):
@@ -118,7 +129,10 @@ def test_empty_file_means_defaults(places):
 
 
 def test_comments_only_section_means_defaults():
-    assert config_from_data({"server": None, "browser": {"vision": None}}, env={}).server == ServerConfig()
+    assert (
+        config_from_data({"server": None, "browser": {"vision": None}}, env={}).server
+        == ServerConfig()
+    )
 
 
 def test_home_comes_from_clawd_home(tmp_path):
@@ -152,24 +166,35 @@ def test_schema_is_a_valid_json_schema():
 
 
 def test_every_property_has_a_description_and_a_default():
-    missing = [path for path, sub in schema_properties()
-               if not sub.get("description", "").strip() or "default" not in sub]
+    missing = [
+        path
+        for path, sub in schema_properties()
+        if not sub.get("description", "").strip() or "default" not in sub
+    ]
     assert missing == []
 
 
 def test_every_description_is_a_sentence():
-    bad = [path for path, sub in schema_properties()
-           if not (sub["description"][0].isupper() and sub["description"].endswith("."))]
+    bad = [
+        path
+        for path, sub in schema_properties()
+        if not (sub["description"][0].isupper() and sub["description"].endswith("."))
+    ]
     assert bad == []
 
 
 def test_every_object_refuses_unknown_keys():
-    assert [path for path, node in object_nodes() if node.get("additionalProperties") is not False] == []
+    assert [
+        path for path, node in object_nodes() if node.get("additionalProperties") is not False
+    ] == []
 
 
 def test_every_default_validates_against_its_own_property():
-    bad = [path for path, sub in schema_properties()
-           if list(jsonschema.Draft202012Validator(sub).iter_errors(sub["default"]))]
+    bad = [
+        path
+        for path, sub in schema_properties()
+        if list(jsonschema.Draft202012Validator(sub).iter_errors(sub["default"]))
+    ]
     assert bad == []
 
 
@@ -235,9 +260,14 @@ def fields_without_schema_keys(node, cls, path="$"):
 
 
 def test_every_dataclass_field_has_a_schema_key():
-    profile_item = schema()["properties"]["browser"]["properties"]["profiles"]["additionalProperties"]
+    profile_item = schema()["properties"]["browser"]["properties"]["profiles"][
+        "additionalProperties"
+    ]
     assert list(fields_without_schema_keys(schema(), Config)) == []
-    assert list(fields_without_schema_keys(profile_item, ProfileConfig, "$.browser.profiles.<name>")) == []
+    assert (
+        list(fields_without_schema_keys(profile_item, ProfileConfig, "$.browser.profiles.<name>"))
+        == []
+    )
 
 
 def test_builtin_defaults_equal_the_dataclass_defaults():
@@ -275,9 +305,12 @@ def test_out_of_range_port_and_unknown_key_are_both_reported(tmp_path):
 
 
 def test_profile_port_message_carries_the_full_path():
-    problems = validate({"browser": {"profiles": {"clawd": {"cdpPort": 18800},
-                                                   "work": {"cdpPort": 70000}}}})
-    assert problems == ["$.browser.profiles.work.cdpPort: 70000 is greater than the maximum of 65535"]
+    problems = validate(
+        {"browser": {"profiles": {"clawd": {"cdpPort": 18800}, "work": {"cdpPort": 70000}}}}
+    )
+    assert problems == [
+        "$.browser.profiles.work.cdpPort: 70000 is greater than the maximum of 65535"
+    ]
 
 
 def test_problems_are_sorted_by_path_and_deterministic():
@@ -294,11 +327,14 @@ def test_profile_port_9222_is_refused():
     assert problems[0].startswith("$.browser.profiles.clawd.cdpPort: 9222 is not allowed")
 
 
-@pytest.mark.parametrize("key, good, bad", [
-    ("actionTimeoutMs", [500, 60000], [499, 60001]),
-    ("maxTabs", [1, 100], [0, 101]),
-    ("cdpPortRangeStart", [1024, 65435], [1023, 65436]),
-])
+@pytest.mark.parametrize(
+    "key, good, bad",
+    [
+        ("actionTimeoutMs", [500, 60000], [499, 60001]),
+        ("maxTabs", [1, 100], [0, 101]),
+        ("cdpPortRangeStart", [1024, 65435], [1023, 65436]),
+    ],
+)
 def test_browser_ranges(key, good, bad):
     for value in good:
         assert validate({"browser": {key: value}}) == []
@@ -313,7 +349,8 @@ def test_headless_and_no_sandbox_accept_true_false_auto(value):
 
 def test_headless_refuses_other_values():
     assert validate({"browser": {"headless": "yes please"}}) == [
-        "$.browser.headless: 'yes please' is not one of: true, false, \"auto\""]
+        "$.browser.headless: 'yes please' is not one of: true, false, \"auto\""
+    ]
     assert len(validate({"browser": {"noSandbox": 1}})) == 1
 
 
@@ -330,8 +367,9 @@ def test_unquoted_color_gets_a_yaml_hint(tmp_path):
 
 
 def test_profile_names_are_checked():
-    problems = validate({"browser": {"defaultProfile": "ok-1",
-                                     "profiles": {"ok-1": {}, "Work": {}, "-x": {}}}})
+    problems = validate(
+        {"browser": {"defaultProfile": "ok-1", "profiles": {"ok-1": {}, "Work": {}, "-x": {}}}}
+    )
     assert problems == [
         "$.browser.profiles: '-x' is not a valid name: it must match ^[a-z0-9][a-z0-9-]{0,63}$",
         "$.browser.profiles: 'Work' is not a valid name: it must match ^[a-z0-9][a-z0-9-]{0,63}$",
@@ -353,9 +391,12 @@ def test_non_mapping_document_is_an_error():
 
 # -- checks beyond the schema ---------------------------------------------------------------------
 def test_two_profiles_on_one_port_are_an_error():
-    problems = validate({"browser": {"profiles": {"clawd": {"cdpPort": 18800},
-                                                   "work": {"cdpPort": 18800}}}})
-    assert problems == ["$.browser.profiles.work.cdpPort: port 18800 is already the cdpPort of profile 'clawd'"]
+    problems = validate(
+        {"browser": {"profiles": {"clawd": {"cdpPort": 18800}, "work": {"cdpPort": 18800}}}}
+    )
+    assert problems == [
+        "$.browser.profiles.work.cdpPort: port 18800 is already the cdpPort of profile 'clawd'"
+    ]
 
 
 def test_a_profile_on_the_service_port_is_an_error():
@@ -364,14 +405,29 @@ def test_a_profile_on_the_service_port_is_an_error():
 
 
 def test_cdp_url_with_existing_session_is_an_error():
-    problems = validate({"browser": {"profiles": {"clawd": {}, "user": {
-        "driver": "existing-session", "cdpUrl": "http://127.0.0.1:9333", "userDataDir": "/x"}}}})
+    problems = validate(
+        {
+            "browser": {
+                "profiles": {
+                    "clawd": {},
+                    "user": {
+                        "driver": "existing-session",
+                        "cdpUrl": "http://127.0.0.1:9333",
+                        "userDataDir": "/x",
+                    },
+                }
+            }
+        }
+    )
     assert len(problems) == 1
     assert problems[0].startswith("$.browser.profiles.user: cdpUrl and driver existing-session")
 
 
 def test_existing_session_without_user_data_dir_is_valid_its_browser_is_found_at_run_time():
-    assert validate({"browser": {"profiles": {"clawd": {}, "mine": {"driver": "existing-session"}}}}) == []
+    assert (
+        validate({"browser": {"profiles": {"clawd": {}, "mine": {"driver": "existing-session"}}}})
+        == []
+    )
 
 
 def test_remote_driver_needs_cdp_url():
@@ -381,20 +437,28 @@ def test_remote_driver_needs_cdp_url():
 
 def test_default_profile_must_be_among_the_profiles():
     assert validate({"browser": {"defaultProfile": "work"}}) == [
-        "$.browser.defaultProfile: 'work' is not one of the profiles (clawd)"]
+        "$.browser.defaultProfile: 'work' is not one of the profiles (clawd)"
+    ]
     problems = validate({"browser": {"profiles": {"work": {}}}})
-    assert problems == ["$.browser.defaultProfile: 'clawd' (the default) is not one of the profiles (work)"]
+    assert problems == [
+        "$.browser.defaultProfile: 'clawd' (the default) is not one of the profiles (work)"
+    ]
 
 
 def test_vision_enabled_needs_a_command():
     assert validate({"browser": {"vision": {"enabled": True}}}) == [
-        "$.browser.vision.command: required when vision is enabled"]
+        "$.browser.vision.command: required when vision is enabled"
+    ]
     assert validate({"browser": {"vision": {"enabled": True, "command": "describe"}}}) == []
 
 
 def test_schema_and_semantic_problems_are_reported_together():
-    problems = validate({"server": {"port": 70000},
-                         "browser": {"profiles": {"clawd": {"cdpPort": 18800}, "b": {"cdpPort": 18800}}}})
+    problems = validate(
+        {
+            "server": {"port": 70000},
+            "browser": {"profiles": {"clawd": {"cdpPort": 18800}, "b": {"cdpPort": 18800}}},
+        }
+    )
     assert len(problems) == 2
 
 
@@ -403,13 +467,29 @@ def test_non_loopback_host_without_auth_is_not_a_config_error():
 
 
 def test_profiles_replace_the_default_set_and_may_omit_port_and_color():
-    config = config_from_data({"browser": {"defaultProfile": "work", "profiles": {
-        "work": None, "far": {"cdpUrl": "ws://10.0.0.42:3000?token=x"},
-        "user": {"driver": "existing-session", "userDataDir": "~/.config/google-chrome"}}}}, env={})
+    config = config_from_data(
+        {
+            "browser": {
+                "defaultProfile": "work",
+                "profiles": {
+                    "work": None,
+                    "far": {"cdpUrl": "ws://10.0.0.42:3000?token=x"},
+                    "user": {
+                        "driver": "existing-session",
+                        "userDataDir": "~/.config/google-chrome",
+                    },
+                },
+            }
+        },
+        env={},
+    )
     profiles = config.browser.profiles
     assert set(profiles) == {"work", "far", "user"}
     assert profiles["work"] == ProfileConfig("work")
-    assert profiles["far"].kind == "remote" and profiles["far"].cdp_url == "ws://10.0.0.42:3000?token=x"
+    assert (
+        profiles["far"].kind == "remote"
+        and profiles["far"].cdp_url == "ws://10.0.0.42:3000?token=x"
+    )
     assert profiles["user"].kind == "existing-session"
 
 
@@ -441,8 +521,9 @@ def test_env_fills_auth_when_the_file_does_not_set_it():
 
 
 def test_file_auth_wins_over_env():
-    config = config_from_data({"server": {"auth": {"token": "file"}}},
-                              env={"CLAWD_TOKEN": "env", "CLAWD_PASSWORD": ""})
+    config = config_from_data(
+        {"server": {"auth": {"token": "file"}}}, env={"CLAWD_TOKEN": "env", "CLAWD_PASSWORD": ""}
+    )
     assert config.server.auth == AuthConfig(token="file", password=None)
 
 
@@ -458,13 +539,21 @@ def test_alias_and_its_target_must_agree():
     differ = {"allowPrivateNetwork": True, "dangerouslyAllowPrivateNetwork": False}
     assert validate({"browser": {"ssrfPolicy": differ}}) == [
         "$.browser.ssrfPolicy.allowPrivateNetwork: is an alias of dangerouslyAllowPrivateNetwork, "
-        "which is set to a different value"]
+        "which is set to a different value"
+    ]
 
 
 # -- the dataclasses -------------------------------------------------------------------------------
 def test_lists_become_tuples_and_config_is_frozen():
-    config = config_from_data({"browser": {"extraArgs": ["--lang=en"],
-                                           "ssrfPolicy": {"allowedHostnames": ["127.0.0.1"]}}}, env={})
+    config = config_from_data(
+        {
+            "browser": {
+                "extraArgs": ["--lang=en"],
+                "ssrfPolicy": {"allowedHostnames": ["127.0.0.1"]},
+            }
+        },
+        env={},
+    )
     assert config.browser.extra_args == ("--lang=en",)
     assert config.browser.ssrf_policy.allowed_hostnames == ("127.0.0.1",)
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -493,14 +582,23 @@ def test_config_to_dict_of_defaults_is_the_default_document():
 
 
 def test_config_to_dict_round_trips():
-    data = {"server": {"host": "0.0.0.0", "port": 9000, "auth": {"token": "t", "password": "p"}},
-            "browser": {"headless": True, "noSandbox": False, "extraArgs": ["--a"],
-                        "defaultProfile": "work", "snapshotDefaults": {"mode": "efficient"},
-                        "profiles": {"work": {"cdpPort": 18801, "color": "#0066CC"},
-                                     "far": {"cdpUrl": "https://h:9222", "attachOnly": True}},
-                        "tabCleanup": {"enabled": True, "idleMinutes": 5},
-                        "vision": {"enabled": True, "command": "describe", "args": ["-q"]}},
-            "cli": {"url": "http://127.0.0.1:9000", "autostart": True}}
+    data = {
+        "server": {"host": "0.0.0.0", "port": 9000, "auth": {"token": "t", "password": "p"}},
+        "browser": {
+            "headless": True,
+            "noSandbox": False,
+            "extraArgs": ["--a"],
+            "defaultProfile": "work",
+            "snapshotDefaults": {"mode": "efficient"},
+            "profiles": {
+                "work": {"cdpPort": 18801, "color": "#0066CC"},
+                "far": {"cdpUrl": "https://h:9222", "attachOnly": True},
+            },
+            "tabCleanup": {"enabled": True, "idleMinutes": 5},
+            "vision": {"enabled": True, "command": "describe", "args": ["-q"]},
+        },
+        "cli": {"url": "http://127.0.0.1:9000", "autostart": True},
+    }
     config = config_from_data(data, env={})
     shown = config_to_dict(config, mask_secrets=False)
     assert validate(shown) == []
@@ -520,6 +618,7 @@ def test_sample_sets_every_key_of_the_schema():
             yield prefix + key
             if isinstance(value, dict):
                 yield from paths(value, prefix + key + ".")
+
     assert set(paths(loader.read_config_file(SAMPLE))) == set(paths(defaults()))
 
 
@@ -533,9 +632,14 @@ def test_etc_sample_is_the_packaged_sample_and_validates():
 
 
 def test_nodes_are_read_with_their_secrets_masked_and_need_a_url():
-    config = config_from_data({"nodes": {"lab": {"url": "http://10.0.0.5:18791", "token": "t0k"}}}, env={})
+    config = config_from_data(
+        {"nodes": {"lab": {"url": "http://10.0.0.5:18791", "token": "t0k"}}}, env={}
+    )
     assert (config.nodes["lab"].url, config.nodes["lab"].token) == ("http://10.0.0.5:18791", "t0k")
     assert config_to_dict(config)["nodes"]["lab"]["token"] == "***"
     assert validate({"nodes": {"lab": {"token": "t0k"}}}) == [
-        "$.nodes.lab.url: required: the node's control URL, such as http://10.0.0.5:18791"]
-    assert validate({"nodes": {"lab": {"url": "ftp://x"}}})[0].startswith("$.nodes.lab.url: 'ftp://x' does not match")
+        "$.nodes.lab.url: required: the node's control URL, such as http://10.0.0.5:18791"
+    ]
+    assert validate({"nodes": {"lab": {"url": "ftp://x"}}})[0].startswith(
+        "$.nodes.lab.url: 'ftp://x' does not match"
+    )

@@ -1,4 +1,5 @@
 """`clawd-browser config check | sample | show`, run through the CLI's main() in-process."""
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,7 @@ def clean_env(monkeypatch, tmp_path):
     for variable in ("CLAWD_CONFIG", "CLAWD_TOKEN", "CLAWD_PASSWORD"):
         monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("CLAWD_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("HOME", str(tmp_path))      # no ~/.clawd/clawd.yaml of the machine's user
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.clawd/clawd.yaml of the machine's user
 
 
 run = run_cli
@@ -47,8 +48,11 @@ def test_check_lists_both_the_port_out_of_range_and_the_unknown_key_and_exits_1(
 
 
 def test_check_lists_problems_in_nested_profiles_with_their_json_path(tmp_path):
-    path = write(tmp_path, "browser:\n  profiles:\n    clawd: {cdpPort: 70000}\n    Bad_Name: {}\n"
-                           "  headless: sometimes\n")
+    path = write(
+        tmp_path,
+        "browser:\n  profiles:\n    clawd: {cdpPort: 70000}\n    Bad_Name: {}\n"
+        "  headless: sometimes\n",
+    )
     status, out, _ = run("config", "check", path)
     assert status == 1
     assert "$.browser.profiles.clawd.cdpPort: 70000 is greater than the maximum of 65535" in out
@@ -62,8 +66,10 @@ def test_check_json_gives_every_problem_as_a_list(tmp_path):
     assert status == 1
     answer = json.loads(out)
     assert answer["ok"] is False and answer["file"] == path
-    assert answer["problems"] == ["$: unknown key 'bogus'",
-                                  "$.server.port: 70000 is greater than the maximum of 65535"]
+    assert answer["problems"] == [
+        "$: unknown key 'bogus'",
+        "$.server.port: 70000 is greater than the maximum of 65535",
+    ]
 
 
 def test_check_of_a_yaml_syntax_error_names_line_and_column(tmp_path):
@@ -83,7 +89,7 @@ def test_sample_is_the_commented_etc_clawd_yaml_and_it_validates(tmp_path):
     status, out, _ = run("config", "sample")
     assert status == 0
     assert out == (REPO / "etc" / "clawd.yaml").read_text(encoding="utf-8")
-    assert out.count("\n#") + out.count("  #") > 20          # commented, not a bare dump
+    assert out.count("\n#") + out.count("  #") > 20  # commented, not a bare dump
     assert run("config", "check", write(tmp_path, out))[0] == 0
 
 
@@ -102,7 +108,10 @@ def test_show_prints_every_default_and_its_output_validates_as_a_config(tmp_path
     status, out, _ = run("config", "show")
     assert status == 0
     shown = yaml.safe_load(out)
-    assert shown["server"]["port"] == 18791 and shown["browser"]["profiles"]["clawd"]["cdpPort"] == 18800
+    assert (
+        shown["server"]["port"] == 18791
+        and shown["browser"]["profiles"]["clawd"]["cdpPort"] == 18800
+    )
     assert shown["server"]["auth"] == {"token": None, "password": None}
     assert run("config", "check", write(tmp_path, out))[0] == 0
 

@@ -1,12 +1,13 @@
 """daemon.py and log.py without a subprocess: sd_notify over a real datagram socket, the journal
 and file log handlers, a reload that is refused or applied, and requests served by the daemon's
 server through the production request handler."""
+
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
-import contextlib
 import signal
 import socket
 import sys
@@ -16,7 +17,8 @@ import threading
 import pytest
 import requests
 
-from clawd import daemon, errors, log as clawd_log
+from clawd import daemon, errors
+from clawd import log as clawd_log
 from clawd.config.loader import config_from_data
 from clawd.config.model import ProfileConfig
 from clawd.server.app import ClawdServer, InFlight
@@ -60,24 +62,34 @@ def test_sd_notify_without_systemd_or_with_a_dead_socket_does_nothing(tmp_path, 
 
 
 def _config(tmp_path, port=None, **browser):
-    return config_from_data({"server": {"port": port or free_port()}, "browser": browser},
-                            env={"CLAWD_HOME": str(tmp_path)})
+    return config_from_data(
+        {"server": {"port": port or free_port()}, "browser": browser},
+        env={"CLAWD_HOME": str(tmp_path)},
+    )
 
 
-def test_reload_refuses_an_invalid_config_keeps_the_old_and_tells_systemd(tmp_path, notify_socket, caplog):
+def test_reload_refuses_an_invalid_config_keeps_the_old_and_tells_systemd(
+    tmp_path, notify_socket, caplog
+):
     path, sock = notify_socket
     config = _config(tmp_path)
 
     def load():
-        raise errors.ConfigError(["$.server.port: 70000 is greater than the maximum of 65535",
-                                  "$: unknown key 'bogus'"], source="/etc/clawd/clawd.yaml")
+        raise errors.ConfigError(
+            ["$.server.port: 70000 is greater than the maximum of 65535", "$: unknown key 'bogus'"],
+            source="/etc/clawd/clawd.yaml",
+        )
+
     d = daemon.Daemon(config, load=load, env={"NOTIFY_SOCKET": path})
     d.build()
     try:
         with caplog.at_level(logging.INFO):
             assert d.reload() is False
         assert d.config is config
-        assert "/etc/clawd/clawd.yaml: $.server.port: 70000 is greater than the maximum of 65535" in caplog.text
+        assert (
+            "/etc/clawd/clawd.yaml: $.server.port: 70000 is greater than the maximum of 65535"
+            in caplog.text
+        )
         assert "$: unknown key 'bogus'" in caplog.text
         messages = [sock.recv(4096).decode() for _ in range(3)]
         assert messages[0].startswith("RELOADING=1\nMONOTONIC_USEC=")
@@ -103,7 +115,9 @@ def test_reload_applies_added_removed_and_changed_profiles(tmp_path):
 
 def test_reload_keeps_what_needs_a_restart_and_refuses_a_new_default_profile(tmp_path, caplog):
     old = _config(tmp_path)
-    moved = dataclasses.replace(old, server=dataclasses.replace(old.server, port=old.server.port + 1))
+    moved = dataclasses.replace(
+        old, server=dataclasses.replace(old.server, port=old.server.port + 1)
+    )
     d = daemon.Daemon(old, load=lambda: moved, env={})
     d.build()
     try:
@@ -148,7 +162,9 @@ def test_stderr_log_has_journal_priorities_only_when_stderr_is_the_journal(tmp_p
         st = os.fstat(stream.fileno())
         journal = {"JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"}
         assert clawd_log.under_journald(journal, stream)
-        assert not clawd_log.under_journald({"JOURNAL_STREAM": "1:2"}, stream)   # inherited, redirected
+        assert not clawd_log.under_journald(
+            {"JOURNAL_STREAM": "1:2"}, stream
+        )  # inherited, redirected
         assert not clawd_log.under_journald({}, stream)
         handler = clawd_log.configure("debug", None, env=journal, stream=stream)
         try:
@@ -166,8 +182,9 @@ def test_shutdown_answers_a_request_stuck_past_the_budget_with_503_shutting_down
 
     def blocking(_request):
         stuck.set()
-        release.wait(30)               # a wait that stopping the browsers does not end
+        release.wait(30)  # a wait that stopping the browsers does not end
         return {"ok": True}
+
     d = daemon.Daemon(_config(tmp_path), env={})
     d.build()
     d.server.router = Router([route("GET", "/block", blocking)])
@@ -179,7 +196,9 @@ def test_shutdown_answers_a_request_stuck_past_the_budget_with_503_shutting_down
     url = f"http://127.0.0.1:{d.server.port}/block"
     headers = {"Authorization": f"Bearer {d.service.auth.token}"}
     answer = {}
-    client = threading.Thread(target=lambda: answer.update(r=requests.get(url, headers=headers, timeout=20)))
+    client = threading.Thread(
+        target=lambda: answer.update(r=requests.get(url, headers=headers, timeout=20))
+    )
     client.start()
     try:
         assert stuck.wait(10)
@@ -202,8 +221,9 @@ def _serving(tmp_path, routes=()):
     d.build()
     if routes:
         d.server.router = Router(list(routes))
-    threading.Thread(target=d.server.serve_forever, kwargs={"poll_interval": 0.05},
-                     daemon=True).start()
+    threading.Thread(
+        target=d.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    ).start()
     try:
         yield d
     finally:
@@ -217,24 +237,32 @@ def test_the_daemon_serves_requests_through_the_production_handler(tmp_path):
     def endpoint(_request):
         seen.extend(type(running) for running in d.server.in_flight.requests())
         return {"ok": True}
+
     with _serving(tmp_path, [route("GET", "/seen", endpoint)]) as d:
-        answer = requests.get(f"http://127.0.0.1:{d.server.port}/seen", timeout=10,
-                              headers={"Authorization": f"Bearer {d.service.auth.token}"})
+        answer = requests.get(
+            f"http://127.0.0.1:{d.server.port}/seen",
+            timeout=10,
+            headers={"Authorization": f"Bearer {d.service.auth.token}"},
+        )
     assert answer.status_code == 200 and seen == [Handler]
     assert type(d.server) is ClawdServer and d.server.RequestHandlerClass is Handler
 
 
 def test_the_daemon_answers_a_malformed_request_line_with_400(tmp_path):
-    with _serving(tmp_path) as d, socket.create_connection(("127.0.0.1", d.server.port),
-                                                            timeout=10) as sock:
+    with (
+        _serving(tmp_path) as d,
+        socket.create_connection(("127.0.0.1", d.server.port), timeout=10) as sock,
+    ):
         sock.sendall(b"GET / HTTP/2.0\r\n\r\n")
         head = sock.makefile("rb").readline()
     assert head.startswith(b"HTTP/1.1 400 ")
 
 
 def test_a_draining_server_answers_a_kept_alive_connection_once_more_then_closes_it(tmp_path):
-    with _serving(tmp_path, [route("GET", "/ok", lambda _request: {"ok": True})]) as d, \
-            requests.Session() as session:
+    with (
+        _serving(tmp_path, [route("GET", "/ok", lambda _request: {"ok": True})]) as d,
+        requests.Session() as session,
+    ):
         session.headers["Authorization"] = f"Bearer {d.service.auth.token}"
         url = f"http://127.0.0.1:{d.server.port}/ok"
         first = session.get(url, timeout=10)

@@ -1,5 +1,6 @@
 """Profile decoration: the signed ARGB color int, and idempotent patches of Local State and
 Default/Preferences that keep whatever else Chromium wrote there."""
+
 from __future__ import annotations
 
 import json
@@ -14,15 +15,24 @@ def read(path):
     return json.loads(path.read_text())
 
 
-@pytest.mark.parametrize("color, value", [("#FF4500", -47872), ("#ff4500", -47872), ("FF4500", -47872),
-                                          ("#000000", -16777216), ("#FFFFFF", -1), ("#0066CC", -16750900)])
+@pytest.mark.parametrize(
+    "color, value",
+    [
+        ("#FF4500", -47872),
+        ("#ff4500", -47872),
+        ("FF4500", -47872),
+        ("#000000", -16777216),
+        ("#FFFFFF", -1),
+        ("#0066CC", -16750900),
+    ],
+)
 def test_argb_int_is_the_signed_32_bit_value_chromium_stores(color, value):
     assert argb_int(color) == value
 
 
 def test_every_palette_color_fits_a_signed_32_bit_int():
     for color in PALETTE:
-        assert -(1 << 31) <= argb_int(color) < 0   # alpha 0xFF sets the sign bit
+        assert -(1 << 31) <= argb_int(color) < 0  # alpha 0xFF sets the sign bit
 
 
 def test_decorate_writes_name_and_color_into_a_fresh_profile(tmp_path):
@@ -48,12 +58,28 @@ def test_decorating_twice_changes_nothing_the_second_time(tmp_path):
 
 def test_decorate_keeps_everything_else_chromium_wrote(tmp_path):
     (tmp_path / "Default").mkdir()
-    (tmp_path / "Local State").write_text(json.dumps({
-        "browser": {"enabled_labs_experiments": ["x"]},
-        "profile": {"last_used": "Default", "info_cache": {"Default": {"avatar_icon": "chrome://theme/IDR_1"},
-                                                           "Profile 1": {"name": "other"}}}}))
-    (tmp_path / "Default" / "Preferences").write_text(json.dumps({
-        "profile": {"exit_type": "Crashed", "name": "Person 1"}, "browser": {"window_placement": {"top": 5}}}))
+    (tmp_path / "Local State").write_text(
+        json.dumps(
+            {
+                "browser": {"enabled_labs_experiments": ["x"]},
+                "profile": {
+                    "last_used": "Default",
+                    "info_cache": {
+                        "Default": {"avatar_icon": "chrome://theme/IDR_1"},
+                        "Profile 1": {"name": "other"},
+                    },
+                },
+            }
+        )
+    )
+    (tmp_path / "Default" / "Preferences").write_text(
+        json.dumps(
+            {
+                "profile": {"exit_type": "Crashed", "name": "Person 1"},
+                "browser": {"window_placement": {"top": 5}},
+            }
+        )
+    )
     assert decorate(tmp_path, "work", "#00AA00") is True
     local_state = read(tmp_path / "Local State")
     assert local_state["browser"] == {"enabled_labs_experiments": ["x"]}
@@ -69,7 +95,9 @@ def test_decorate_keeps_everything_else_chromium_wrote(tmp_path):
 def test_a_new_color_or_name_is_a_change(tmp_path):
     decorate(tmp_path, "work", "#FF4500")
     assert decorate(tmp_path, "work", "#9933FF") is True
-    assert read(tmp_path / "Default" / "Preferences")["browser"]["theme"]["user_color2"] == argb_int("#9933FF")
+    assert read(tmp_path / "Default" / "Preferences")["browser"]["theme"][
+        "user_color2"
+    ] == argb_int("#9933FF")
     assert decorate(tmp_path, "renamed", "#9933FF") is True
     assert read(tmp_path / "Local State")["profile"]["info_cache"]["Default"]["name"] == "renamed"
 

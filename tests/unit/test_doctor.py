@@ -1,4 +1,5 @@
 """`clawd-browser doctor` without a service, and against a real in-process one."""
+
 from __future__ import annotations
 
 import io
@@ -23,8 +24,10 @@ def env(monkeypatch, tmp_path):
     fake.write_text("#!/bin/sh\necho 'Chromium 999.0.0.1'\n")
     fake.chmod(0o755)
     config = tmp_path / "clawd.yaml"
-    config.write_text(f"server: {{port: {support.free_port()}}}\nbrowser:\n  executablePath: {fake}\n"
-                      "  headless: true\n  noSandbox: false\n")
+    config.write_text(
+        f"server: {{port: {support.free_port()}}}\nbrowser:\n  executablePath: {fake}\n"
+        "  headless: true\n  noSandbox: false\n"
+    )
     monkeypatch.setenv("CLAWD_CONFIG", str(config))
     return {"home": home, "config": config, "fake": fake, "tmp": tmp_path}
 
@@ -38,9 +41,13 @@ def doctor(*extra: str) -> tuple[int, dict]:
 def test_without_a_service_a_sound_setup_passes_with_warnings_only(env):
     status, checks = doctor()
     assert status == 0
-    assert checks["chromium"]["level"] == "ok" and "Chromium 999.0.0.1" in checks["chromium"]["detail"]
+    assert (
+        checks["chromium"]["level"] == "ok" and "Chromium 999.0.0.1" in checks["chromium"]["detail"]
+    )
     assert checks["config"]["level"] == "ok" and str(env["config"]) in checks["config"]["detail"]
-    assert checks["state dir"]["level"] == "ok" and "will be created" in checks["state dir"]["detail"]
+    assert (
+        checks["state dir"]["level"] == "ok" and "will be created" in checks["state dir"]["detail"]
+    )
     assert checks["auth"]["level"] == "warn"
     assert checks["service"]["level"] == "warn" and "not running" in checks["service"]["detail"]
 
@@ -49,7 +56,10 @@ def test_a_missing_chromium_fails_with_exit_status_1(env):
     env["config"].write_text(f"browser: {{executablePath: {env['tmp'] / 'nope'}}}\n")
     status, checks = doctor()
     assert status == 1
-    assert checks["chromium"]["level"] == "error" and "browser.executablePath" in checks["chromium"]["detail"]
+    assert (
+        checks["chromium"]["level"] == "error"
+        and "browser.executablePath" in checks["chromium"]["detail"]
+    )
 
 
 def test_an_invalid_config_fails_and_names_the_problem(env):
@@ -77,7 +87,11 @@ def test_an_auth_token_readable_by_others_fails(env):
     token.write_text("abc\n")
     token.chmod(0o644)
     status, checks = doctor()
-    assert status == 1 and checks["auth"]["level"] == "error" and "chmod 600" in checks["auth"]["detail"]
+    assert (
+        status == 1
+        and checks["auth"]["level"] == "error"
+        and "chmod 600" in checks["auth"]["detail"]
+    )
     token.chmod(0o600)
     assert doctor()[1]["auth"]["level"] == "ok"
 

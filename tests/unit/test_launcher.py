@@ -1,5 +1,6 @@
 """launcher: flags, tristate settings, stale locks, the likely fix, launch with a fake Popen, and
 stop_tree on real (non-browser) Python processes. No Chromium."""
+
 from __future__ import annotations
 
 import http.server
@@ -16,19 +17,39 @@ import pytest
 
 from clawd import errors
 from clawd.browser import launcher
-from clawd.browser.launcher import (ChromiumProcess, LaunchSpec, build_args, likely_fix, port_in_use,
-                                    remove_stale_lock, resolve_headless, resolve_no_sandbox, stop_tree)
+from clawd.browser.launcher import (
+    ChromiumProcess,
+    LaunchSpec,
+    build_args,
+    likely_fix,
+    port_in_use,
+    remove_stale_lock,
+    resolve_headless,
+    resolve_no_sandbox,
+    stop_tree,
+)
 
-DEAD_PID = 99_999_999   # above any pid_max (2**22 on 64-bit Linux): never a live process
+DEAD_PID = 99_999_999  # above any pid_max (2**22 on 64-bit Linux): never a live process
 
-BASE_FLAGS = ["--no-first-run", "--no-default-browser-check", "--disable-sync",
-              "--disable-background-networking", "--disable-component-update",
-              "--disable-features=Translate,MediaRouter", "--password-store=basic"]
+BASE_FLAGS = [
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-sync",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-features=Translate,MediaRouter",
+    "--password-store=basic",
+]
 
 
 def spec(tmp_path, **overrides) -> LaunchSpec:
-    values = dict(executable="/usr/bin/chromium", port=18800, user_data_dir=tmp_path / "clawd" / "user-data",
-                  headless=False, no_sandbox=False)
+    values = dict(
+        executable="/usr/bin/chromium",
+        port=18800,
+        user_data_dir=tmp_path / "clawd" / "user-data",
+        headless=False,
+        no_sandbox=False,
+    )
     values.update(overrides)
     return LaunchSpec(**values)
 
@@ -37,14 +58,18 @@ def spec(tmp_path, **overrides) -> LaunchSpec:
 def test_build_args_has_port_user_data_dir_and_the_fixed_flags_in_order(tmp_path):
     s = spec(tmp_path)
     assert build_args(s, platform="darwin") == [
-        "/usr/bin/chromium", "--remote-debugging-port=18800", f"--user-data-dir={s.user_data_dir}",
-        *BASE_FLAGS, "about:blank"]
+        "/usr/bin/chromium",
+        "--remote-debugging-port=18800",
+        f"--user-data-dir={s.user_data_dir}",
+        *BASE_FLAGS,
+        "about:blank",
+    ]
 
 
 def test_headless_adds_new_headless_and_disable_gpu(tmp_path):
     args = build_args(spec(tmp_path, headless=True), platform="darwin")
     assert args[-3:] == ["--headless=new", "--disable-gpu", "about:blank"]
-    assert "--headless" not in args   # the old headless mode is never asked for
+    assert "--headless" not in args  # the old headless mode is never asked for
 
 
 def test_no_sandbox_adds_the_flag_only_when_set(tmp_path):
@@ -59,16 +84,32 @@ def test_linux_adds_disable_dev_shm_usage_and_others_do_not(tmp_path):
 
 
 def test_extra_args_come_after_clawd_flags_and_before_the_start_page(tmp_path):
-    args = build_args(spec(tmp_path, headless=True, no_sandbox=True, extra_args=("--lang=de", "--window-size=800,600")),
-                      platform="linux")
+    args = build_args(
+        spec(
+            tmp_path,
+            headless=True,
+            no_sandbox=True,
+            extra_args=("--lang=de", "--window-size=800,600"),
+        ),
+        platform="linux",
+    )
     assert args[-3:] == ["--lang=de", "--window-size=800,600", "about:blank"]
-    assert args.index("--lang=de") > args.index("--disable-dev-shm-usage") > args.index("--no-sandbox")
+    assert (
+        args.index("--lang=de") > args.index("--disable-dev-shm-usage") > args.index("--no-sandbox")
+    )
     assert not any(a.startswith("--remote-debugging-port=9222") for a in args)
 
 
 # -- tristates ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("env, headless", [({}, True), ({"DISPLAY": ""}, True), ({"DISPLAY": ":0"}, False),
-                                           ({"WAYLAND_DISPLAY": "wayland-0"}, False)])
+@pytest.mark.parametrize(
+    "env, headless",
+    [
+        ({}, True),
+        ({"DISPLAY": ""}, True),
+        ({"DISPLAY": ":0"}, False),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, False),
+    ],
+)
 def test_auto_headless_on_linux_follows_the_display(env, headless):
     assert resolve_headless("auto", env=env, platform="linux") is headless
 
@@ -149,7 +190,9 @@ def test_the_default_hostname_is_this_machine(tmp_path):
 
 
 # -- the likely fix -------------------------------------------------------------------------------
-SANDBOX_TAIL = "[0101/000000.000:FATAL:zygote_host_impl_linux.cc(127)] No usable sandbox! Update your kernel"
+SANDBOX_TAIL = (
+    "[0101/000000.000:FATAL:zygote_host_impl_linux.cc(127)] No usable sandbox! Update your kernel"
+)
 DISPLAY_TAIL = "[0101/000000.000:ERROR:ozone_platform_x11.cc(240)] Missing X server or $DISPLAY"
 
 
@@ -163,8 +206,12 @@ def test_a_display_complaint_points_at_headless(tmp_path):
 
 def test_anything_else_or_a_fix_already_applied_points_at_the_executable(tmp_path):
     assert likely_fix("", spec(tmp_path)).startswith("browser.executablePath")
-    assert likely_fix(SANDBOX_TAIL, spec(tmp_path, no_sandbox=True)).startswith("browser.executablePath")
-    assert likely_fix(DISPLAY_TAIL, spec(tmp_path, headless=True)).startswith("browser.executablePath")
+    assert likely_fix(SANDBOX_TAIL, spec(tmp_path, no_sandbox=True)).startswith(
+        "browser.executablePath"
+    )
+    assert likely_fix(DISPLAY_TAIL, spec(tmp_path, headless=True)).startswith(
+        "browser.executablePath"
+    )
 
 
 # -- ports ----------------------------------------------------------------------------------------
@@ -213,7 +260,9 @@ def test_launch_creates_the_profile_dir_and_starts_chromium_in_its_own_session(t
     assert s.user_data_dir.is_dir()
     assert popen.args == build_args(s)
     assert popen.kwargs["start_new_session"] is True
-    assert popen.kwargs["stdin"] is subprocess.DEVNULL and popen.kwargs["stdout"] is subprocess.DEVNULL
+    assert (
+        popen.kwargs["stdin"] is subprocess.DEVNULL and popen.kwargs["stdout"] is subprocess.DEVNULL
+    )
     assert process.stderr_path == s.user_data_dir.parent / "chromium.log"
     assert process.pid == DEAD_PID and process.alive()
 
@@ -250,7 +299,9 @@ def test_stderr_tail_keeps_the_last_lines(tmp_path):
     log.write_text("\n".join(f"line {n}" for n in range(40)) + "\n")
     process = ChromiumProcess(FakePopen(), log, spec(tmp_path))
     assert process.stderr_tail(3) == "line 37\nline 38\nline 39"
-    assert ChromiumProcess(FakePopen(), tmp_path / "missing.log", spec(tmp_path)).stderr_tail() == ""
+    assert (
+        ChromiumProcess(FakePopen(), tmp_path / "missing.log", spec(tmp_path)).stderr_tail() == ""
+    )
 
 
 def test_a_chromium_that_exits_while_starting_fails_with_its_stderr_and_the_likely_fix(tmp_path):
@@ -263,12 +314,14 @@ def test_a_chromium_that_exits_while_starting_fails_with_its_stderr_and_the_like
     assert "exited with status 1" in message
     assert "No usable sandbox" in message and "browser.noSandbox: true" in message
     assert raised.value.details["hint"] == "browser.noSandbox: true"
-    assert popen.waited   # reaped
+    assert popen.waited  # reaped
 
 
 class _VersionHandler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        body = json.dumps({"webSocketDebuggerUrl": "ws://127.0.0.1/devtools/browser/ready"}).encode()
+        body = json.dumps(
+            {"webSocketDebuggerUrl": "ws://127.0.0.1/devtools/browser/ready"}
+        ).encode()
         self.send_response(200 if self.path == "/json/version" else 404)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -282,7 +335,9 @@ def test_wait_ready_returns_the_websocket_url_once_json_version_answers(tmp_path
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _VersionHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        process = ChromiumProcess(FakePopen(), tmp_path / "chromium.log", spec(tmp_path, port=server.server_port))
+        process = ChromiumProcess(
+            FakePopen(), tmp_path / "chromium.log", spec(tmp_path, port=server.server_port)
+        )
         assert launcher.wait_ready(process, timeout=5.0) == "ws://127.0.0.1/devtools/browser/ready"
     finally:
         server.shutdown()
@@ -306,7 +361,9 @@ time.sleep(60)
 
 
 def start(code: str, tmp_path) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
     return proc, proc.stdout.readline().strip()
 
 

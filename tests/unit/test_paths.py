@@ -1,4 +1,5 @@
 """Confined paths (uploads, downloads, traces) and download file names, on a real tmp_path."""
+
 from __future__ import annotations
 
 import os
@@ -61,7 +62,7 @@ def refused(root, path, **kwargs) -> str:
 def test_dotdot_traversal_is_refused(root):
     refused(root, "../secret.txt")
     refused(root, "sub/../../secret.txt")
-    refused(root, "sub/../a.txt")                 # even when it would land inside
+    refused(root, "sub/../a.txt")  # even when it would land inside
     refused(root, str(root / ".." / "secret.txt"))
 
 
@@ -101,7 +102,7 @@ def test_directory_is_not_a_regular_file(root):
 def test_fifo_is_not_a_regular_file(root):
     os.mkfifo(root / "pipe")
     refused(root, "pipe")
-    refused(root, "pipe", must_exist=False)       # never write into a fifo either
+    refused(root, "pipe", must_exist=False)  # never write into a fifo either
     refused(root, "pipe", kind="any")
 
 
@@ -122,31 +123,34 @@ def test_a_file_where_a_directory_is_wanted_is_refused(root):
 
 
 # -- safe_filename --------------------------------------------------------------------------------
-@pytest.mark.parametrize("name,expected", [
-    ("report.pdf", "report.pdf"),
-    ("../../etc/passwd", "passwd"),
-    ("..\\..\\windows\\evil.exe", "evil.exe"),
-    ("/abs/path/file.txt", "file.txt"),
-    (".bashrc", "bashrc"),
-    ("...hidden", "hidden"),
-    (". . .x", "x"),
-    ("..", "download"),
-    (".", "download"),
-    ("", "download"),
-    (None, "download"),
-    ("   ", "download"),
-    ("dir/", "download"),
-    ("a\x00b\x1fc\x7fd.txt", "abcd.txt"),
-    ("line\nbreak\r.txt", "linebreak.txt"),
-    ("invoice\u202etxt.exe", "invoicetxt.exe"),
-    ("zero\u200bwidth.txt", "zerowidth.txt"),
-    ('what?*:"<>|.txt', "what_______.txt"),
-    ("trailing. . ", "trailing"),
-    ("résumé.pdf", "résumé.pdf"),
-    ("e\u0301.txt", "é.txt"),
-    ("日本語のファイル.txt", "日本語のファイル.txt"),
-    ("spaces in name.txt", "spaces in name.txt"),
-])
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("report.pdf", "report.pdf"),
+        ("../../etc/passwd", "passwd"),
+        ("..\\..\\windows\\evil.exe", "evil.exe"),
+        ("/abs/path/file.txt", "file.txt"),
+        (".bashrc", "bashrc"),
+        ("...hidden", "hidden"),
+        (". . .x", "x"),
+        ("..", "download"),
+        (".", "download"),
+        ("", "download"),
+        (None, "download"),
+        ("   ", "download"),
+        ("dir/", "download"),
+        ("a\x00b\x1fc\x7fd.txt", "abcd.txt"),
+        ("line\nbreak\r.txt", "linebreak.txt"),
+        ("invoice\u202etxt.exe", "invoicetxt.exe"),
+        ("zero\u200bwidth.txt", "zerowidth.txt"),
+        ('what?*:"<>|.txt', "what_______.txt"),
+        ("trailing. . ", "trailing"),
+        ("résumé.pdf", "résumé.pdf"),
+        ("e\u0301.txt", "é.txt"),
+        ("日本語のファイル.txt", "日本語のファイル.txt"),
+        ("spaces in name.txt", "spaces in name.txt"),
+    ],
+)
 def test_safe_filename(name, expected):
     assert safe_filename(name) == expected
 

@@ -1,4 +1,5 @@
 """ProfileRegistry: port and color allocation, create/delete, profiles.json, name validation."""
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,12 @@ def saved(tmp_path) -> dict:
 def test_the_default_profile_is_there_with_its_port_and_color(tmp_path):
     reg = registry(tmp_path)
     profile = reg.get(None)
-    assert (profile.name, profile.cdp_port, profile.color, profile.kind) == ("clawd", 18800, "#FF4500", "managed")
+    assert (profile.name, profile.cdp_port, profile.color, profile.kind) == (
+        "clawd",
+        18800,
+        "#FF4500",
+        "managed",
+    )
     assert reg.names() == ["clawd", "user"]
 
 
@@ -34,8 +40,10 @@ def test_new_profiles_take_the_next_free_port_and_the_next_palette_color(tmp_pat
 
 
 def test_ports_and_colors_already_taken_by_configured_profiles_are_skipped(tmp_path):
-    profiles = {"a": ProfileConfig("a", cdp_port=18800, color="#ff4500"),   # case does not matter
-                "b": ProfileConfig("b", cdp_port=18801, color=PALETTE[2])}
+    profiles = {
+        "a": ProfileConfig("a", cdp_port=18800, color="#ff4500"),  # case does not matter
+        "b": ProfileConfig("b", cdp_port=18801, color=PALETTE[2]),
+    }
     reg = registry(tmp_path, profiles=profiles, default_profile="a")
     made = reg.create("c")
     assert made.cdp_port == 18802
@@ -44,14 +52,22 @@ def test_ports_and_colors_already_taken_by_configured_profiles_are_skipped(tmp_p
 
 
 def test_port_9222_is_never_handed_out(tmp_path):
-    reg = registry(tmp_path, cdp_port_range_start=9220,
-                   profiles={"clawd": ProfileConfig("clawd", cdp_port=9220, color=PALETTE[0])})
+    reg = registry(
+        tmp_path,
+        cdp_port_range_start=9220,
+        profiles={"clawd": ProfileConfig("clawd", cdp_port=9220, color=PALETTE[0])},
+    )
     assert [reg.create(n).cdp_port for n in ("x", "y", "z")] == [9221, 9223, 9224]
 
 
 def test_a_configured_profile_without_a_port_gets_one_and_keeps_it(tmp_path):
-    reg = registry(tmp_path, profiles={"clawd": ProfileConfig("clawd", cdp_port=18800, color=PALETTE[0]),
-                                       "work": ProfileConfig("work")})
+    reg = registry(
+        tmp_path,
+        profiles={
+            "clawd": ProfileConfig("clawd", cdp_port=18800, color=PALETTE[0]),
+            "work": ProfileConfig("work"),
+        },
+    )
     work = reg.get("work")
     assert work.cdp_port == 18801 and work.color == PALETTE[1]
     assert reg.get("work") == work
@@ -77,7 +93,7 @@ def test_a_freed_port_is_reused(tmp_path):
 
 def test_the_range_runs_out_with_a_conflict(tmp_path):
     reg = registry(tmp_path)
-    for n in range(99):   # clawd has 18800; 18801..18899 remain
+    for n in range(99):  # clawd has 18800; 18801..18899 remain
         reg.create(f"p{n}")
     with pytest.raises(errors.Conflict) as raised:
         reg.create("one-too-many")
@@ -87,14 +103,16 @@ def test_the_range_runs_out_with_a_conflict(tmp_path):
 def test_colors_start_over_when_the_palette_is_used_up(tmp_path):
     reg = registry(tmp_path)
     colors = [reg.create(f"p{n}").color for n in range(len(PALETTE))]
-    assert colors[:len(PALETTE) - 1] == list(PALETTE[1:])
+    assert colors[: len(PALETTE) - 1] == list(PALETTE[1:])
     assert colors[-1] == PALETTE[0]
 
 
 def test_remote_and_existing_session_profiles_get_no_port(tmp_path):
     reg = registry(tmp_path)
     remote = reg.create("pool", cdp_url="wss://pool.example?token=t")
-    existing = reg.create("mine", driver="existing-session", user_data_dir="/home/me/.config/chromium")
+    existing = reg.create(
+        "mine", driver="existing-session", user_data_dir="/home/me/.config/chromium"
+    )
     assert (remote.kind, remote.cdp_port) == ("remote", None)
     assert (existing.kind, existing.cdp_port) == ("existing-session", None)
     assert reg.create("managed").cdp_port == 18801
@@ -111,8 +129,10 @@ def test_valid_names(tmp_path, name):
     assert registry(tmp_path).create(name).name == name
 
 
-@pytest.mark.parametrize("name", ["", "Work", "-lead", "with_underscore", "a" * 65, "dot.name", "sp ace",
-                                  "../up", "é", None, 7])
+@pytest.mark.parametrize(
+    "name",
+    ["", "Work", "-lead", "with_underscore", "a" * 65, "dot.name", "sp ace", "../up", "é", None, 7],
+)
 def test_invalid_names_are_refused(tmp_path, name):
     reg = registry(tmp_path)
     with pytest.raises(errors.InvalidRequest):
@@ -121,8 +141,9 @@ def test_invalid_names_are_refused(tmp_path, name):
     assert not (tmp_path / "profiles.json").exists()
 
 
-@pytest.mark.parametrize("kwargs", [{"color": "red"}, {"color": "#FFF"}, {"color": "#GG0000"},
-                                    {"driver": "extension"}])
+@pytest.mark.parametrize(
+    "kwargs", [{"color": "red"}, {"color": "#FFF"}, {"color": "#GG0000"}, {"driver": "extension"}]
+)
 def test_bad_create_options_are_invalid_requests(tmp_path, kwargs):
     with pytest.raises(errors.InvalidRequest):
         registry(tmp_path).create("p", **kwargs)
@@ -142,7 +163,11 @@ def test_an_unknown_profile_is_profile_not_found_naming_the_known_ones(tmp_path)
     reg.create("work")
     with pytest.raises(errors.ProfileNotFound) as raised:
         reg.get("nope")
-    assert "'nope'" in str(raised.value) and "clawd" in str(raised.value) and "work" in str(raised.value)
+    assert (
+        "'nope'" in str(raised.value)
+        and "clawd" in str(raised.value)
+        and "work" in str(raised.value)
+    )
     with pytest.raises(errors.ProfileNotFound):
         reg.delete("nope")
 
@@ -170,7 +195,11 @@ def test_created_profiles_survive_a_restart_with_the_same_port_and_color(tmp_pat
     assert again.get("work") == work
     assert again.get("pool") == pool
     assert saved(tmp_path)["work"] == {"driver": "managed", "cdpPort": 18801, "color": PALETTE[1]}
-    assert saved(tmp_path)["pool"] == {"driver": "remote", "cdpUrl": "wss://pool.example?token=t", "color": PALETTE[2]}
+    assert saved(tmp_path)["pool"] == {
+        "driver": "remote",
+        "cdpUrl": "wss://pool.example?token=t",
+        "color": PALETTE[2],
+    }
 
 
 def test_delete_removes_the_profile_from_the_file(tmp_path):
@@ -188,8 +217,9 @@ def test_no_temporary_file_is_left_behind(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["profiles.json"]
 
 
-@pytest.mark.parametrize("content", ["{not json", "", "{}", '{"profiles": null}',
-                                     '{"profiles": []}'])
+@pytest.mark.parametrize(
+    "content", ["{not json", "", "{}", '{"profiles": null}', '{"profiles": []}']
+)
 def test_an_unreadable_profiles_file_is_ignored(tmp_path, content):
     (tmp_path / "profiles.json").write_text(content)
     assert registry(tmp_path).names() == ["clawd", "user"]
@@ -201,8 +231,17 @@ def test_a_profiles_file_of_the_wrong_shape_is_ignored(tmp_path):
 
 
 def test_bad_entries_in_the_profiles_file_are_skipped(tmp_path):
-    (tmp_path / "profiles.json").write_text(json.dumps({"profiles": {
-        "Bad Name": {"driver": "managed"}, "not-a-dict": 5, "good": {"cdpPort": 18850}}}))
+    (tmp_path / "profiles.json").write_text(
+        json.dumps(
+            {
+                "profiles": {
+                    "Bad Name": {"driver": "managed"},
+                    "not-a-dict": 5,
+                    "good": {"cdpPort": 18850},
+                }
+            }
+        )
+    )
     reg = registry(tmp_path)
     assert reg.names() == ["clawd", "good", "user"]
     assert reg.get("good").cdp_port == 18850
@@ -217,19 +256,23 @@ def test_a_config_profile_shadows_a_created_one_of_the_same_name(tmp_path):
 
 def test_replace_configured_takes_the_new_config_profiles(tmp_path):
     reg = registry(tmp_path)
-    reg.replace_configured({"clawd": ProfileConfig("clawd", cdp_port=18800),
-                            "extra": ProfileConfig("extra", cdp_port=18810)})
+    reg.replace_configured(
+        {
+            "clawd": ProfileConfig("clawd", cdp_port=18800),
+            "extra": ProfileConfig("extra", cdp_port=18810),
+        }
+    )
     assert reg.names() == ["clawd", "extra", "user"]
     assert reg.get("extra").cdp_port == 18810
 
 
-# -- built-in and alias names (DESIGN.md §17) ------------------------------------------------------------
+# -- built-in and alias names (DESIGN.md §17) ------------------------------------------------------
 def test_user_is_a_built_in_existing_session_profile_that_takes_no_palette_color(tmp_path):
     reg = registry(tmp_path)
     user = reg.get("user")
     assert (user.kind, user.user_data_dir, user.cdp_port) == ("existing-session", None, None)
     assert reg.is_builtin("user") and not reg.is_configured("user")
-    assert reg.create("work").color == PALETTE[1]            # the palette is not spent on it
+    assert reg.create("work").color == PALETTE[1]  # the palette is not spent on it
     with pytest.raises(errors.ProfileExists):
         reg.create("user")
     with pytest.raises(errors.Conflict, match="built in"):
@@ -250,7 +293,10 @@ def test_openclaw_is_an_alias_of_the_default_managed_profile(tmp_path):
 
 
 def test_openclaw_names_the_first_managed_profile_when_the_default_is_remote(tmp_path):
-    profiles = {"far": ProfileConfig("far", cdp_url="http://10.0.0.5:9222"), "work": ProfileConfig("work")}
+    profiles = {
+        "far": ProfileConfig("far", cdp_url="http://10.0.0.5:9222"),
+        "work": ProfileConfig("work"),
+    }
     reg = registry(tmp_path, profiles=profiles, default_profile="far")
     assert reg.get("openclaw").name == "work"
 

@@ -1,4 +1,5 @@
 """The pinning proxy of strict mode, with a fake policy and local upstream servers."""
+
 from __future__ import annotations
 
 import socket
@@ -55,8 +56,11 @@ def upstream():
                     data += chunk
                 line = data.split(b"\r\n", 1)[0]
                 seen.append(data.decode("latin-1"))
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
-                             % (len(line), line))
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                    % (len(line), line)
+                )
+
     threading.Thread(target=serve, daemon=True).start()
     yield server.getsockname()[1], seen
     server.close()
@@ -82,10 +86,13 @@ def _ask(proxy, raw: bytes) -> bytes:
 
 def test_forwards_absolute_urls_to_the_pinned_address(proxy, upstream):
     port, seen = upstream
-    answer = _ask(proxy, f"GET http://rebind.test:{port}/a?b=1 HTTP/1.1\r\nHost: rebind.test:{port}\r\n"
-                         f"Proxy-Connection: keep-alive\r\n\r\n".encode())
+    answer = _ask(
+        proxy,
+        f"GET http://rebind.test:{port}/a?b=1 HTTP/1.1\r\nHost: rebind.test:{port}\r\n"
+        f"Proxy-Connection: keep-alive\r\n\r\n".encode(),
+    )
     assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"GET /a?b=1 HTTP/1.1")
-    assert proxy.policy.resolutions == ["rebind.test"]        # resolved once, by us
+    assert proxy.policy.resolutions == ["rebind.test"]  # resolved once, by us
     assert "Proxy-Connection" not in seen[0] and "Connection: close" in seen[0]
 
 
@@ -100,23 +107,40 @@ def test_a_rebinding_name_is_judged_afresh_on_each_request(proxy, upstream):
 def test_connect_tunnels_to_the_pinned_address(proxy, upstream):
     port, _ = upstream
     with socket.create_connection(proxy.server_address, timeout=5) as sock:
-        sock.sendall(f"CONNECT rebind.test:{port} HTTP/1.1\r\nHost: rebind.test:{port}\r\n\r\n".encode())
+        sock.sendall(
+            f"CONNECT rebind.test:{port} HTTP/1.1\r\nHost: rebind.test:{port}\r\n\r\n".encode()
+        )
         assert sock.recv(4096).startswith(b"HTTP/1.1 200 Connection Established")
         sock.sendall(b"GET /tunnelled HTTP/1.1\r\nHost: x\r\n\r\n")
         assert b"GET /tunnelled" in sock.recv(4096)
 
 
-@pytest.mark.parametrize("raw", [b"CONNECT blocked.test:443 HTTP/1.1\r\n\r\n",
-                                 b"GET http://blocked.test/ HTTP/1.1\r\nHost: blocked.test\r\n\r\n"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"CONNECT blocked.test:443 HTTP/1.1\r\n\r\n",
+        b"GET http://blocked.test/ HTTP/1.1\r\nHost: blocked.test\r\n\r\n",
+    ],
+)
 def test_blocked_hosts_get_403_and_no_connection(proxy, raw):
     assert _ask(proxy, raw).startswith(b"HTTP/1.1 403")
 
 
-@pytest.mark.parametrize("raw", [b"GARBAGE\r\n\r\n", b"GET /relative HTTP/1.1\r\n\r\n",
-                                 b"CONNECT nohost:99999 HTTP/1.1\r\n\r\n", b"GET ftp://x/ HTTP/1.1\r\n\r\n"])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"GARBAGE\r\n\r\n",
+        b"GET /relative HTTP/1.1\r\n\r\n",
+        b"CONNECT nohost:99999 HTTP/1.1\r\n\r\n",
+        b"GET ftp://x/ HTTP/1.1\r\n\r\n",
+    ],
+)
 def test_malformed_requests_are_refused(proxy, raw):
     assert _ask(proxy, raw).startswith((b"HTTP/1.1 400", b"HTTP/1.1 403"))
 
 
 def test_chromium_is_told_to_send_loopback_through_it_too(proxy):
-    assert proxy.chromium_args() == [f"--proxy-server={proxy.url}", "--proxy-bypass-list=<-loopback>"]
+    assert proxy.chromium_args() == [
+        f"--proxy-server={proxy.url}",
+        "--proxy-bypass-list=<-loopback>",
+    ]

@@ -1,5 +1,6 @@
 """README.rst points newcomers at files: every path in its "Where do I go to change X" table and
 in its architecture sketch exists in the tree."""
+
 from __future__ import annotations
 
 import pathlib
@@ -18,7 +19,7 @@ def _section(title: str) -> str:
     """The text under an RST section title, up to the next title."""
     start = README.index(f"\n{title}\n") + len(title) + 2
     following = re.search(r"\n[^\n]+\n-{3,}\n", README[start:])
-    return README[start:start + following.start()] if following else README[start:]
+    return README[start : start + following.start()] if following else README[start:]
 
 
 def _is_path(literal: str) -> bool:
@@ -61,7 +62,7 @@ def missing(paths: list[str]) -> list[str]:
 
 def test_every_path_in_the_where_to_change_table_exists():
     paths = table_paths()
-    assert len(paths) > 25, paths      # the table was found and read
+    assert len(paths) > 25, paths  # the table was found and read
     assert missing(paths) == []
 
 
@@ -73,7 +74,11 @@ def test_every_module_path_in_the_architecture_sketch_exists():
 
 def test_a_bare_file_name_in_a_row_is_read_in_the_directory_of_the_path_before_it():
     row = "``clawd/agent/tool.py`` (+ ``render.py``); ``clawd/page/act/`` (``forms.py``, ``Kind``)"
-    assert _row_paths(row) == ["clawd/agent/tool.py", "clawd/agent/render.py", "clawd/page/act/",
-                               "clawd/page/act/forms.py"]
+    assert _row_paths(row) == [
+        "clawd/agent/tool.py",
+        "clawd/agent/render.py",
+        "clawd/page/act/",
+        "clawd/page/act/forms.py",
+    ]
     assert missing(["clawd/server/api/<resource>.py"]) == []
     assert missing(["clawd/page/nowhere.py"]) == ["clawd/page/nowhere.py"]

@@ -1,4 +1,5 @@
 """The two leaf modules every layer shares: what a ref looks like, and how long is left."""
+
 from __future__ import annotations
 
 import time
@@ -8,11 +9,23 @@ import pytest
 from clawd import deadline, ref_syntax
 
 
-@pytest.mark.parametrize("written, canonical", [
-    ("e12", "e12"), ("@e12", "e12"), ("ref=e12", "e12"), ("[ref=e12]", "e12"), (" e12 ", "e12"),
-    ("12", "e12"), ("@12", "e12"), ("ref=12", "e12"), ("[ref=12]", "e12"),
-    ("f1e3", "f1e3"), ("@f1e3", "f1e3"), ("ax7", "ax7"),
-])
+@pytest.mark.parametrize(
+    "written, canonical",
+    [
+        ("e12", "e12"),
+        ("@e12", "e12"),
+        ("ref=e12", "e12"),
+        ("[ref=e12]", "e12"),
+        (" e12 ", "e12"),
+        ("12", "e12"),
+        ("@12", "e12"),
+        ("ref=12", "e12"),
+        ("[ref=12]", "e12"),
+        ("f1e3", "f1e3"),
+        ("@f1e3", "f1e3"),
+        ("ax7", "ax7"),
+    ],
+)
 def test_every_written_form_of_a_ref_has_one_canonical_form(written, canonical):
     assert ref_syntax.normalize(written) == canonical and ref_syntax.is_ref(written)
 
@@ -23,8 +36,9 @@ def test_what_is_not_a_ref_is_not_one(text):
 
 
 def test_refs_are_found_in_snapshot_text():
-    assert ref_syntax.IN_TEXT.findall('- button "OK" [ref=e6]\n- iframe [ref=e8]:\n  - link [ref=f1e2]') == \
-        ["e6", "e8", "f1e2"]
+    assert ref_syntax.IN_TEXT.findall(
+        '- button "OK" [ref=e6]\n- iframe [ref=e8]:\n  - link [ref=f1e2]'
+    ) == ["e6", "e8", "f1e2"]
 
 
 def test_remaining_counts_down_has_a_floor_and_none_means_no_deadline():
@@ -41,5 +55,11 @@ def test_a_tab_answer_leads_with_ok_and_the_tabs_two_ids():
 
     class Tab:
         target_id, tab_id = "AB12", "t3"
+
     assert list(tab_answer(Tab(), url="u", title="t").items()) == [
-        ("ok", True), ("targetId", "AB12"), ("tabId", "t3"), ("url", "u"), ("title", "t")]
+        ("ok", True),
+        ("targetId", "AB12"),
+        ("tabId", "t3"),
+        ("url", "u"),
+        ("title", "t"),
+    ]

@@ -1,5 +1,6 @@
-"""The per-tab request tracker behind networkidle and the post-action settle (clawd/page/act/settle.py),
-fed Network events by hand."""
+"""The per-tab request tracker behind networkidle and the post-action settle
+(clawd/page/act/settle.py), fed Network events by hand."""
+
 from __future__ import annotations
 
 import threading
@@ -24,9 +25,11 @@ def test_idle_once_nothing_is_in_flight_for_the_quiet_time():
     def finish():
         ended.append(time.monotonic())
         tracker.finished("s", {"requestId": "1"})
+
     threading.Timer(0.05, finish).start()
     assert tracker.idle(time.monotonic() + 5, quiet=0.05) is True
-    # measured from the end itself: a loaded machine may start this thread late, never the quiet early
+    # measured from the end itself: a loaded machine may start this thread late,
+    # never the quiet early
     assert time.monotonic() - ended[0] >= 0.05
 
 
@@ -58,7 +61,7 @@ def test_in_flight_names_the_oldest_requests_for_the_error_message():
 
 def test_settle_returns_at_once_when_the_action_started_no_request():
     tracker = RequestTracker()
-    tracker.started("s", request("old"))        # in flight before the action: not waited for
+    tracker.started("s", request("old"))  # in flight before the action: not waited for
     since = tracker.seq
     began = time.monotonic()
     assert tracker.settle(since, time.monotonic() + 5) is True
@@ -70,7 +73,9 @@ def test_a_frame_that_stopped_loading_ends_its_document_request_and_nothing_else
     tracker.started("s", request("doc", "http://127.0.0.1/page", document_of="F1"))
     tracker.started("s", request("other-doc", "http://127.0.0.1/frame", document_of="F2"))
     tracker.started("s", request("script", "http://127.0.0.1/app.js"))
-    tracker.started("t", request("doc", "http://127.0.0.1/child", document_of="F1"))   # another session
+    tracker.started(
+        "t", request("doc", "http://127.0.0.1/child", document_of="F1")
+    )  # another session
     tracker.frame_stopped("s", "F1")
     tracker.frame_stopped("s", None)
     left = tracker.in_flight(most=10)

@@ -1,4 +1,6 @@
-"""The service's doctor checks (clawd/security/doctor.py) over fake probes: no browser, no service."""
+"""The service's doctor checks (clawd/security/doctor.py) over fake probes: no browser,
+no service."""
+
 from __future__ import annotations
 
 import subprocess
@@ -16,6 +18,7 @@ def _ran(stdout="Chromium 156.0.1 built on Debian\n", returncode=0, stderr=""):
     def run(args, **kw):
         assert args[1:] == ["--version"] and kw["timeout"] > 0
         return subprocess.CompletedProcess(args, returncode, stdout, stderr)
+
     return run
 
 
@@ -50,7 +53,9 @@ def _checks(config, probes=None, **kw) -> dict:
 def test_a_sound_setup_is_ok_with_evaluate_flagged_as_a_risk(home):
     checks = _checks(_config(home, noSandbox=False))
     assert checks["_ok"] is True
-    assert checks["chromium"]["level"] == "ok" and "Chromium 156.0.1" in checks["chromium"]["detail"]
+    assert (
+        checks["chromium"]["level"] == "ok" and "Chromium 156.0.1" in checks["chromium"]["detail"]
+    )
     assert checks["evaluate"]["level"] == "warn"
     for name in ("state dir", "auth", "bind", "sandbox", "port 18800"):
         assert checks[name]["level"] == "ok", checks[name]
@@ -64,15 +69,25 @@ def test_evaluate_disabled_is_not_flagged(home):
 def test_a_missing_chromium_is_an_error(home):
     def missing(explicit):
         raise errors.BrowserLaunchFailed("no Chromium-family browser found")
+
     checks = _checks(_config(home), _probes(find_executable=missing))
     assert checks["chromium"]["level"] == "error" and checks["_ok"] is False
 
 
-@pytest.mark.parametrize("run, words", [
-    (_ran(returncode=127, stderr="cannot open shared object"), "exited 127"),
-    (lambda *a, **kw: (_ for _ in ()).throw(subprocess.TimeoutExpired("chromium", 10)), "did not answer"),
-    (lambda *a, **kw: (_ for _ in ()).throw(PermissionError(13, "Permission denied")), "does not run"),
-])
+@pytest.mark.parametrize(
+    "run, words",
+    [
+        (_ran(returncode=127, stderr="cannot open shared object"), "exited 127"),
+        (
+            lambda *a, **kw: (_ for _ in ()).throw(subprocess.TimeoutExpired("chromium", 10)),
+            "did not answer",
+        ),
+        (
+            lambda *a, **kw: (_ for _ in ()).throw(PermissionError(13, "Permission denied")),
+            "does not run",
+        ),
+    ],
+)
 def test_a_chromium_that_does_not_launch_is_an_error(home, run, words):
     checks = _checks(_config(home), _probes(run=run))
     assert checks["chromium"]["level"] == "error" and words in checks["chromium"]["detail"]
@@ -80,7 +95,7 @@ def test_a_chromium_that_does_not_launch_is_an_error(home, run, words):
 
 def test_no_sandbox_in_effect_is_a_warning(home):
     assert _checks(_config(home, noSandbox=True))["sandbox"]["level"] == "warn"
-    assert _checks(_config(home), _probes(euid=0))["sandbox"]["level"] == "warn"      # auto as root
+    assert _checks(_config(home), _probes(euid=0))["sandbox"]["level"] == "warn"  # auto as root
     assert _checks(_config(home), _probes(euid=1000))["sandbox"]["level"] == "ok"
 
 
@@ -102,38 +117,52 @@ def test_an_auth_token_not_0600_is_an_error(home):
 def test_no_credential_at_all_is_an_error_and_a_configured_one_is_enough(home, tmp_path):
     StateLayout(home).auth_token.unlink()
     assert _checks(_config(home))["auth"]["level"] == "error"
-    configured = config_from_data({"server": {"auth": {"token": "t0ken"}}}, env={"CLAWD_HOME": str(home)})
+    configured = config_from_data(
+        {"server": {"auth": {"token": "t0ken"}}}, env={"CLAWD_HOME": str(home)}
+    )
     assert _checks(configured)["auth"]["level"] == "ok"
 
 
 def test_a_non_loopback_bind_needs_auth(home):
     exposed = config_from_data({"server": {"host": "0.0.0.0"}}, env={"CLAWD_HOME": str(home)})
     assert _checks(exposed)["bind"]["level"] == "error"
-    guarded = config_from_data({"server": {"host": "0.0.0.0", "auth": {"password": "pw"}}},
-                               env={"CLAWD_HOME": str(home)})
+    guarded = config_from_data(
+        {"server": {"host": "0.0.0.0", "auth": {"password": "pw"}}}, env={"CLAWD_HOME": str(home)}
+    )
     assert _checks(guarded)["bind"]["level"] == "warn"
 
 
 def test_remote_cdp_over_plain_http_or_ws_to_another_host_is_flagged(home):
-    profiles = [ProfileConfig("far", cdp_url="http://10.0.0.42:9222"),
-                ProfileConfig("pool", cdp_url="ws://browsers.example:3000?token=x"),
-                ProfileConfig("safe", cdp_url="wss://browsers.example/devtools/browser/1"),
-                ProfileConfig("near", cdp_url="http://127.0.0.1:9333")]
+    profiles = [
+        ProfileConfig("far", cdp_url="http://10.0.0.42:9222"),
+        ProfileConfig("pool", cdp_url="ws://browsers.example:3000?token=x"),
+        ProfileConfig("safe", cdp_url="wss://browsers.example/devtools/browser/1"),
+        ProfileConfig("near", cdp_url="http://127.0.0.1:9333"),
+    ]
     checks = _checks(_config(home), profiles=profiles)
     assert checks["remote cdp far"]["level"] == "warn"
-    assert checks["remote cdp pool"]["level"] == "warn" and "token" not in checks["remote cdp pool"]["detail"]
+    assert (
+        checks["remote cdp pool"]["level"] == "warn"
+        and "token" not in checks["remote cdp pool"]["detail"]
+    )
     assert checks["remote cdp safe"]["level"] == "ok"
     assert checks["remote cdp near"]["level"] == "ok"
 
 
 def test_a_managed_port_taken_by_another_program_is_an_error_but_our_own_is_not(home):
-    profiles = [ProfileConfig("clawd", cdp_port=18800), ProfileConfig("work", cdp_port=18801),
-                ProfileConfig("attached", cdp_port=18802, attach_only=True),
-                ProfileConfig("far", cdp_url="http://127.0.0.1:9")]
+    profiles = [
+        ProfileConfig("clawd", cdp_port=18800),
+        ProfileConfig("work", cdp_port=18801),
+        ProfileConfig("attached", cdp_port=18802, attach_only=True),
+        ProfileConfig("far", cdp_url="http://127.0.0.1:9"),
+    ]
     taken = {18800, 18801, 18802}
-    checks = _checks(_config(home), _probes(port_in_use=taken.__contains__, own_ports=frozenset({18800})),
-                     profiles=profiles)
+    checks = _checks(
+        _config(home),
+        _probes(port_in_use=taken.__contains__, own_ports=frozenset({18800})),
+        profiles=profiles,
+    )
     assert checks["port 18800"]["level"] == "ok"
     assert checks["port 18801"]["level"] == "error" and "work" in checks["port 18801"]["detail"]
-    assert "port 18802" not in checks      # attach-only: something must listen there
+    assert "port 18802" not in checks  # attach-only: something must listen there
     assert checks["_ok"] is False

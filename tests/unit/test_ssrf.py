@@ -1,4 +1,5 @@
 """The navigation policy, table-driven: every URL is judged through a fake resolver (no DNS)."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -75,7 +76,7 @@ CASES = [
     ("ws://public.test/", BLOCKED),
     ("blob:http://public.test/uuid", BLOCKED),
     ("filesystem:http://public.test/x", BLOCKED),
-    ("localhost:8080", BLOCKED),          # scheme "localhost"
+    ("localhost:8080", BLOCKED),  # scheme "localhost"
     # -- not URLs at all --------------------------------------------------------------------------
     ("public.test", INVALID),
     ("//public.test/", INVALID),
@@ -83,7 +84,7 @@ CASES = [
     ("   ", INVALID),
     ("http://public.test:99999/", INVALID),
     ("http://public.test:8o/", INVALID),
-    # -- public hosts, ports, odd but legal spellings -----------------------------------------------
+    # -- public hosts, ports, odd but legal spellings ----------------------------------------------
     ("http://public.test:8080/path?q=1#frag", ALLOWED),
     ("http://user:pass@public.test/", ALLOWED),
     ("http://public.test./", ALLOWED),
@@ -102,7 +103,7 @@ CASES = [
     ("http://[::ffff:8.8.8.8]/", ALLOWED),
     ("http://[64:ff9b::808:808]/", ALLOWED),
     ("http://[2002:808:808::1]/", ALLOWED),
-    ("http://[2001:0:4136:e378:8000:63bf:f7f7:f7f7]/", ALLOWED),   # Teredo, client 8.8.8.8
+    ("http://[2001:0:4136:e378:8000:63bf:f7f7:f7f7]/", ALLOWED),  # Teredo, client 8.8.8.8
     # -- loopback, private, and friends as IPv4 literals ------------------------------------------
     ("http://127.0.0.1/", BLOCKED),
     ("http://127.0.0.1:18791/", BLOCKED),
@@ -136,9 +137,9 @@ CASES = [
     ("http://0/", BLOCKED),
     ("http://0x/", BLOCKED),
     ("http://010.0.0.1/", BLOCKED),
-    ("http://134744072/", BLOCKED),      # 8.8.8.8, but nobody honest writes it so
+    ("http://134744072/", BLOCKED),  # 8.8.8.8, but nobody honest writes it so
     ("http://0x08080808/", BLOCKED),
-    ("http://8.8.8.8./", BLOCKED),       # canonical address, non-canonical spelling
+    ("http://8.8.8.8./", BLOCKED),  # canonical address, non-canonical spelling
     ("http://00000000000000000000000000177.1/", BLOCKED),
     ("http://256.1.1.1/", BLOCKED),
     ("http://1.2.3.256/", BLOCKED),
@@ -154,8 +155,8 @@ CASES = [
     ("http://public.test@127.0.0.1/", BLOCKED),
     ("http://a@b@127.0.0.1/", BLOCKED),
     ("http://127.0.0.1\\@public.test/", BLOCKED),
-    ("http://127.0.0.1:80@public.test/", ALLOWED),       # host is public.test
-    ("http://public.test#@127.0.0.1/", ALLOWED),          # host is public.test
+    ("http://127.0.0.1:80@public.test/", ALLOWED),  # host is public.test
+    ("http://public.test#@127.0.0.1/", ALLOWED),  # host is public.test
     ("http://public.test?@127.0.0.1/", ALLOWED),
     ("http:/127.0.0.1/", BLOCKED),
     ("http:///127.0.0.1/", BLOCKED),
@@ -240,8 +241,8 @@ CASES = [
     ("http://[64:ff9b:1::808:808]/", BLOCKED),
     ("http://[2002:7f00:1::]/", BLOCKED),
     ("http://[2002:a00:1::1]/", BLOCKED),
-    ("http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", BLOCKED),   # Teredo, client 127.0.0.1
-    ("http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", BLOCKED),   # Teredo, client 192.0.2.45
+    ("http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", BLOCKED),  # Teredo, client 127.0.0.1
+    ("http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", BLOCKED),  # Teredo, client 192.0.2.45
     ("http://[1:2:3:4:5:6:7:8:9]/", BLOCKED),
     ("http://[::1/", BLOCKED),
     ("http://[::1]x/", BLOCKED),
@@ -272,36 +273,42 @@ def test_default_policy_verdict(url, expected):
 
 
 # -- what check() returns -------------------------------------------------------------------------
-@pytest.mark.parametrize("url,normalized", [
-    ("http://public.test", "http://public.test/"),
-    ("HTTP://PUBLIC.test:80/a\\b?q=a b#c d", "http://public.test/a/b?q=a%20b#c%20d"),
-    ("http:\\\\public.test\\x", "http://public.test/x"),
-    ("https://x@y@public.test/", "https://x%40y@public.test/"),
-    ("http://user:pa:ss@public.test/", "http://user:pa%3Ass@public.test/"),
-    ("http://ｐｕｂｌｉｃ．ｔｅｓｔ/é", "http://public.test/%C3%A9"),
-    ("http://☃.test/", "http://xn--n3h.test/"),
-    ("https://public.test:443/", "https://public.test/"),
-    ("http://public.test:0080/", "http://public.test/"),
-    ("https://public.test:8443/", "https://public.test:8443/"),
-    ("http://[2606:4700:4700:0:0:0:0:1111]/", "http://[2606:4700:4700::1111]/"),
-    ("http://public.test#@127.0.0.1/", "http://public.test/#@127.0.0.1/"),
-    ("about:blank", "about:blank"),
-    ("  about:blank\n", "about:blank"),
-])
+@pytest.mark.parametrize(
+    "url,normalized",
+    [
+        ("http://public.test", "http://public.test/"),
+        ("HTTP://PUBLIC.test:80/a\\b?q=a b#c d", "http://public.test/a/b?q=a%20b#c%20d"),
+        ("http:\\\\public.test\\x", "http://public.test/x"),
+        ("https://x@y@public.test/", "https://x%40y@public.test/"),
+        ("http://user:pa:ss@public.test/", "http://user:pa%3Ass@public.test/"),
+        ("http://ｐｕｂｌｉｃ．ｔｅｓｔ/é", "http://public.test/%C3%A9"),
+        ("http://☃.test/", "http://xn--n3h.test/"),
+        ("https://public.test:443/", "https://public.test/"),
+        ("http://public.test:0080/", "http://public.test/"),
+        ("https://public.test:8443/", "https://public.test:8443/"),
+        ("http://[2606:4700:4700:0:0:0:0:1111]/", "http://[2606:4700:4700::1111]/"),
+        ("http://public.test#@127.0.0.1/", "http://public.test/#@127.0.0.1/"),
+        ("about:blank", "about:blank"),
+        ("  about:blank\n", "about:blank"),
+    ],
+)
 def test_check_returns_the_url_as_chromium_reads_it(url, normalized):
     assert policy().check(url) == normalized
 
 
-@pytest.mark.parametrize("url,scheme,host", [
-    ("http://evil.test@127.0.0.1/", "http", "127.0.0.1"),
-    ("http://127.0.0.1\\@evil.test/", "http", "127.0.0.1"),
-    ("HTTP://0x7f.1/", "http", "127.0.0.1"),
-    ("https://①②⑦.⓪.⓪.①/", "https", "127.0.0.1"),
-    ("http://[::FFFF:127.0.0.1]/", "http", "[::ffff:7f00:1]"),
-    ("ws://Public.Test/socket", "ws", "public.test"),
-    ("javascript:alert(1)", "javascript", ""),
-    ("about:blank", "about", ""),
-])
+@pytest.mark.parametrize(
+    "url,scheme,host",
+    [
+        ("http://evil.test@127.0.0.1/", "http", "127.0.0.1"),
+        ("http://127.0.0.1\\@evil.test/", "http", "127.0.0.1"),
+        ("HTTP://0x7f.1/", "http", "127.0.0.1"),
+        ("https://①②⑦.⓪.⓪.①/", "https", "127.0.0.1"),
+        ("http://[::FFFF:127.0.0.1]/", "http", "[::ffff:7f00:1]"),
+        ("ws://Public.Test/socket", "ws", "public.test"),
+        ("javascript:alert(1)", "javascript", ""),
+        ("about:blank", "about", ""),
+    ],
+)
 def test_parse_host_reads_like_chromium(url, scheme, host):
     assert parse_host(url) == (scheme, host)
 
@@ -335,60 +342,84 @@ def test_unresolved_is_not_a_navigation_blocked_verdict():
 
 
 # -- knobs ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("url", [
-    "http://127.0.0.1/", "http://10.0.0.1/", "http://localhost/", "http://printer.local/",
-    "http://rebind.test/", "http://[::1]/", "http://[fe80::1]/", "http://metadata.google.internal/",
-])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/",
+        "http://10.0.0.1/",
+        "http://localhost/",
+        "http://printer.local/",
+        "http://rebind.test/",
+        "http://[::1]/",
+        "http://[fe80::1]/",
+        "http://metadata.google.internal/",
+    ],
+)
 def test_dangerously_allow_private_network_allows_private_targets(url):
-    nav = NavigationPolicy(SsrfPolicy(dangerously_allow_private_network=True),
-                           resolver=lambda host: ["10.0.0.7"])
+    nav = NavigationPolicy(
+        SsrfPolicy(dangerously_allow_private_network=True), resolver=lambda host: ["10.0.0.7"]
+    )
     assert verdict(nav, url) == ALLOWED
 
 
 def test_dangerously_allow_private_network_still_blocks_obfuscated_literals_and_schemes():
     nav = policy(dangerously_allow_private_network=True)
-    for url in ("http://127.1/", "http://0x7f000001/", "file:///etc/passwd", "http://[fe80::1%25eth0]/"):
+    for url in (
+        "http://127.1/",
+        "http://0x7f000001/",
+        "file:///etc/passwd",
+        "http://[fe80::1%25eth0]/",
+    ):
         assert verdict(nav, url) == BLOCKED, url
     assert verdict(nav, "http://nxdomain.test/") == UNRESOLVED
 
 
-@pytest.mark.parametrize("entry,url", [
-    ("127.0.0.1", "http://127.0.0.1:8000/"),
-    ("localhost", "http://localhost:3000/"),
-    ("LOCALHOST.", "http://localhost/"),
-    ("localhost", "http://LocalHost./"),
-    ("dev.test", "http://dev.test/"),
-    ("Dev.Test", "http://DEV.test/"),
-    ("::1", "http://[::1]/"),
-    ("[::1]", "http://[0:0::1]/"),
-])
+@pytest.mark.parametrize(
+    "entry,url",
+    [
+        ("127.0.0.1", "http://127.0.0.1:8000/"),
+        ("localhost", "http://localhost:3000/"),
+        ("LOCALHOST.", "http://localhost/"),
+        ("localhost", "http://LocalHost./"),
+        ("dev.test", "http://dev.test/"),
+        ("Dev.Test", "http://DEV.test/"),
+        ("::1", "http://[::1]/"),
+        ("[::1]", "http://[0:0::1]/"),
+    ],
+)
 def test_allowed_hostnames_exempt_exact_hosts(entry, url):
     assert verdict(policy(allowed_hostnames=(entry,)), url) == ALLOWED
 
 
-@pytest.mark.parametrize("entry,url", [
-    ("127.0.0.1", "http://127.1/"),              # obfuscated spellings are never exempt
-    ("127.0.0.1", "http://127.0.0.2/"),
-    ("127.0.0.1", "http://localhost/"),
-    ("localhost", "http://127.0.0.1/"),
-    ("localhost", "http://app.localhost/"),
-    ("dev.test", "http://private.test/"),
-])
+@pytest.mark.parametrize(
+    "entry,url",
+    [
+        ("127.0.0.1", "http://127.1/"),  # obfuscated spellings are never exempt
+        ("127.0.0.1", "http://127.0.0.2/"),
+        ("127.0.0.1", "http://localhost/"),
+        ("localhost", "http://127.0.0.1/"),
+        ("localhost", "http://app.localhost/"),
+        ("dev.test", "http://private.test/"),
+    ],
+)
 def test_allowed_hostnames_exempt_nothing_else(entry, url):
     assert verdict(policy(allowed_hostnames=(entry,)), url) == BLOCKED
 
 
-@pytest.mark.parametrize("url,expected", [
-    ("http://www.example.com/", ALLOWED),
-    ("http://a.b.example.com/", ALLOWED),
-    ("http://WWW.EXAMPLE.COM./", ALLOWED),
-    ("http://example.com/", BLOCKED),            # the apex needs its own entry
-    ("http://notexample.com/", BLOCKED),
-    ("http://public.test/", BLOCKED),
-    ("http://93.184.216.34/", BLOCKED),
-    ("http://evil.test@www.example.com/", ALLOWED),
-    ("http://www.example.com.evil.test/", BLOCKED),
-])
+@pytest.mark.parametrize(
+    "url,expected",
+    [
+        ("http://www.example.com/", ALLOWED),
+        ("http://a.b.example.com/", ALLOWED),
+        ("http://WWW.EXAMPLE.COM./", ALLOWED),
+        ("http://example.com/", BLOCKED),  # the apex needs its own entry
+        ("http://notexample.com/", BLOCKED),
+        ("http://public.test/", BLOCKED),
+        ("http://93.184.216.34/", BLOCKED),
+        ("http://evil.test@www.example.com/", ALLOWED),
+        ("http://www.example.com.evil.test/", BLOCKED),
+    ],
+)
 def test_hostname_allowlist_with_wildcard(url, expected):
     assert verdict(policy(hostname_allowlist=("*.example.com",)), url) == expected
 
@@ -416,22 +447,27 @@ def test_trailing_dot_names_are_resolved_as_written():
 
 def test_hostname_allowlist_is_checked_before_resolving():
     asked = []
-    nav = NavigationPolicy(SsrfPolicy(hostname_allowlist=("*.example.com",)),
-                           resolver=lambda host: asked.append(host) or ["93.184.216.34"])
+    nav = NavigationPolicy(
+        SsrfPolicy(hostname_allowlist=("*.example.com",)),
+        resolver=lambda host: asked.append(host) or ["93.184.216.34"],
+    )
     assert verdict(nav, "http://nxdomain.test/") == BLOCKED
     assert asked == []
 
 
 def test_allowlisted_host_still_gets_the_private_check():
-    nav = NavigationPolicy(SsrfPolicy(hostname_allowlist=("*.example.com",)),
-                           resolver=lambda host: ["10.0.0.5"])
+    nav = NavigationPolicy(
+        SsrfPolicy(hostname_allowlist=("*.example.com",)), resolver=lambda host: ["10.0.0.5"]
+    )
     assert verdict(nav, "http://intranet.example.com/") == BLOCKED
 
 
 def test_allowed_hostnames_do_not_bypass_the_hostname_allowlist():
     nav = policy(allowed_hostnames=("localhost",), hostname_allowlist=("*.example.com",))
     assert verdict(nav, "http://localhost/") == BLOCKED
-    nav = policy(allowed_hostnames=("localhost",), hostname_allowlist=("*.example.com", "localhost"))
+    nav = policy(
+        allowed_hostnames=("localhost",), hostname_allowlist=("*.example.com", "localhost")
+    )
     assert verdict(nav, "http://localhost/") == ALLOWED
 
 
@@ -445,7 +481,10 @@ def test_local_names_are_blocked_without_asking_the_resolver():
 
 # -- resolve_checked ------------------------------------------------------------------------------
 def test_resolve_checked_returns_every_address():
-    assert policy().resolve_checked("dual.test") == ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946"]
+    assert policy().resolve_checked("dual.test") == [
+        "93.184.216.34",
+        "2606:2800:220:1:248:1893:25c8:1946",
+    ]
     assert policy().resolve_checked("93.184.216.34") == ["93.184.216.34"]
     assert policy().resolve_checked("[2606:4700:4700::1111]") == ["2606:4700:4700::1111"]
 
@@ -466,18 +505,49 @@ def test_default_resolver_is_used_when_none_is_given():
 
 
 # -- is_blocked_ip --------------------------------------------------------------------------------
-@pytest.mark.parametrize("address,blocked", [
-    ("8.8.8.8", False), ("1.1.1.1", False), ("93.184.216.34", False),
-    ("127.0.0.1", True), ("10.255.255.255", True), ("172.15.255.255", False), ("172.16.0.0", True),
-    ("172.32.0.0", False), ("192.168.0.1", True), ("100.63.255.255", False), ("100.64.0.0", True),
-    ("100.128.0.0", False), ("169.254.0.1", True), ("198.17.255.255", False), ("198.18.0.0", True),
-    ("198.20.0.0", False), ("224.0.0.0", True), ("255.255.255.255", True), ("0.0.0.0", True),
-    ("2606:4700::1", False), ("::1", True), ("::", True), ("fc00::", True), ("fdff::1", True),
-    ("fe80::", True), ("fec0::1", True), ("ff0e::1", True), ("2001:db8::", True),
-    ("::ffff:8.8.8.8", False), ("::ffff:192.168.0.1", True), ("::8.8.8.8", False),
-    ("::10.0.0.1", True), ("64:ff9b::8.8.8.8", False), ("64:ff9b::127.0.0.1", True),
-    ("64:ff9b:1::8.8.8.8", True), ("2002:0808:0808::", False), ("2002:c0a8:0101::", True),
-    ("2001:0:4136:e378:8000:63bf:f7f7:f7f7", False), ("2001:0:4136:e378:8000:63bf:f5ff:fffe", True),
-])
+@pytest.mark.parametrize(
+    "address,blocked",
+    [
+        ("8.8.8.8", False),
+        ("1.1.1.1", False),
+        ("93.184.216.34", False),
+        ("127.0.0.1", True),
+        ("10.255.255.255", True),
+        ("172.15.255.255", False),
+        ("172.16.0.0", True),
+        ("172.32.0.0", False),
+        ("192.168.0.1", True),
+        ("100.63.255.255", False),
+        ("100.64.0.0", True),
+        ("100.128.0.0", False),
+        ("169.254.0.1", True),
+        ("198.17.255.255", False),
+        ("198.18.0.0", True),
+        ("198.20.0.0", False),
+        ("224.0.0.0", True),
+        ("255.255.255.255", True),
+        ("0.0.0.0", True),
+        ("2606:4700::1", False),
+        ("::1", True),
+        ("::", True),
+        ("fc00::", True),
+        ("fdff::1", True),
+        ("fe80::", True),
+        ("fec0::1", True),
+        ("ff0e::1", True),
+        ("2001:db8::", True),
+        ("::ffff:8.8.8.8", False),
+        ("::ffff:192.168.0.1", True),
+        ("::8.8.8.8", False),
+        ("::10.0.0.1", True),
+        ("64:ff9b::8.8.8.8", False),
+        ("64:ff9b::127.0.0.1", True),
+        ("64:ff9b:1::8.8.8.8", True),
+        ("2002:0808:0808::", False),
+        ("2002:c0a8:0101::", True),
+        ("2001:0:4136:e378:8000:63bf:f7f7:f7f7", False),
+        ("2001:0:4136:e378:8000:63bf:f5ff:fffe", True),
+    ],
+)
 def test_is_blocked_ip(address, blocked):
     assert is_blocked_ip(ipaddress.ip_address(address)) is blocked

@@ -1,5 +1,6 @@
 """Typed per-tab state: the registry on the Tab (clawd/browser/tab.py) and the state objects the
 page/ concerns declare next to their code."""
+
 from __future__ import annotations
 
 import threading
@@ -34,6 +35,7 @@ def test_two_threads_asking_at_once_get_the_same_state():
     def ask():
         start.wait()
         seen.append(state[key])
+
     threads = [threading.Thread(target=ask) for _ in range(8)]
     for thread in threads:
         thread.start()
@@ -48,7 +50,7 @@ def test_a_freed_tab_keeps_nothing_made_after_it_closed():
     state[key]
     state.clear()
     assert state.peek(key) is None
-    state[key]                           # a late event of the closed tab
+    state[key]  # a late event of the closed tab
     assert state.peek(key) is None
 
 
@@ -95,6 +97,7 @@ def test_only_one_of_two_trace_starts_of_a_tab_wins():
 def test_a_trace_start_chromium_refuses_does_not_count_as_recording():
     def refuse(method, params=None, **kw):
         raise errors.CdpError("Tracing has already been started")
+
     tab = SimpleNamespace(tab_id="t1", session=SimpleNamespace(call=refuse))
     tab.state = TabState(tab)
     with pytest.raises(errors.CdpError):

@@ -1,5 +1,6 @@
 """The agent's tool set: browser (single or split) beside web_fetch and web_search, listed and run
 as the tool policy (tools.allow/deny) says; and the HTTP routes of a denied tool."""
+
 from __future__ import annotations
 
 import requests

@@ -1,5 +1,6 @@
 """The service definitions in etc/: systemd units (checked by systemd-analyze when it exists), the
 launchd plist, the cron job."""
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,8 @@ CLAWD_BROWSER = pathlib.Path(sys.executable).parent / "clawd-browser"
 
 
 def unit_settings(path: pathlib.Path) -> dict[str, dict[str, list[str]]]:
-    """{section: {key: [values]}}: systemd allows a key more than once, so configparser will not do."""
+    """{section: {key: [values]}}: systemd allows a key more than once,
+    so configparser will not do."""
     sections: dict[str, dict[str, list[str]]] = {}
     current = None
     for raw in path.read_text(encoding="utf-8").splitlines():
@@ -43,8 +45,8 @@ def test_units_are_notify_services_that_restart_on_failure_and_reload_on_hup(pat
     assert service["Restart"] == ["on-failure"]
     assert service["ExecReload"] == ["/bin/kill -HUP $MAINPID"]
     assert service["ExecStart"][0].endswith("clawd-browser serve")
-    assert service["KillMode"] == ["mixed"]                   # serve stops Chromium itself, in order
-    assert int(service["TimeoutStopSec"][0]) > 10             # serve's own budget is 10 s
+    assert service["KillMode"] == ["mixed"]  # serve stops Chromium itself, in order
+    assert int(service["TimeoutStopSec"][0]) > 10  # serve's own budget is 10 s
     assert unit_settings(path)["Install"]["WantedBy"]
 
 
@@ -52,9 +54,20 @@ def test_system_unit_runs_as_the_clawd_user_with_its_state_directory_and_hardeni
     service = unit_settings(SYSTEM_UNIT)["Service"]
     assert service["User"] == ["clawd"] and service["StateDirectory"] == ["clawd"]
     assert "CLAWD_HOME=/var/lib/clawd" in service["Environment"]
-    for option in ("NoNewPrivileges", "ProtectSystem", "ProtectHome", "PrivateTmp", "PrivateDevices"):
+    for option in (
+        "NoNewPrivileges",
+        "ProtectSystem",
+        "ProtectHome",
+        "PrivateTmp",
+        "PrivateDevices",
+    ):
         assert service[option][0] in ("yes", "strict"), option
-    for breaks_chromium in ("MemoryDenyWriteExecute", "RestrictNamespaces", "PrivateUsers", "SystemCallFilter"):
+    for breaks_chromium in (
+        "MemoryDenyWriteExecute",
+        "RestrictNamespaces",
+        "PrivateUsers",
+        "SystemCallFilter",
+    ):
         assert breaks_chromium not in service, breaks_chromium
 
 
@@ -70,13 +83,24 @@ def _verify(unit: pathlib.Path, tmp_path: pathlib.Path, exec_placeholder: str, *
     shutil.copy(REPO / "man" / "clawd.yaml.5", man / "man5")
     copy = units / unit.name
     copy.write_text(unit.read_text(encoding="utf-8").replace(exec_placeholder, str(CLAWD_BROWSER)))
-    env = {**os.environ, "MANPATH": str(man), "XDG_RUNTIME_DIR": str(runtime), "SYSTEMD_LOG_LEVEL": "notice"}
-    return subprocess.run(["systemd-analyze", *user, "verify", str(copy)], capture_output=True, text=True,
-                          env=env, timeout=60)
+    env = {
+        **os.environ,
+        "MANPATH": str(man),
+        "XDG_RUNTIME_DIR": str(runtime),
+        "SYSTEMD_LOG_LEVEL": "notice",
+    }
+    return subprocess.run(
+        ["systemd-analyze", *user, "verify", str(copy)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
 
 
-needs_systemd_analyze = pytest.mark.skipif(shutil.which("systemd-analyze") is None,
-                                           reason="systemd-analyze is not installed")
+needs_systemd_analyze = pytest.mark.skipif(
+    shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed"
+)
 
 
 @needs_systemd_analyze
@@ -84,7 +108,7 @@ def test_system_unit_passes_systemd_analyze_verify(tmp_path):
     assert CLAWD_BROWSER.exists()
     done = _verify(SYSTEM_UNIT, tmp_path, "/opt/clawd/bin/clawd-browser")
     assert done.returncode == 0, done.stderr
-    assert done.stderr == "", done.stderr                    # unknown keys are only warnings
+    assert done.stderr == "", done.stderr  # unknown keys are only warnings
 
 
 @needs_systemd_analyze
@@ -120,8 +144,14 @@ def test_cron_script_is_valid_sh_and_the_crontab_line_calls_it():
     checked = subprocess.run(["sh", "-n", str(script)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stderr
     text = script.read_text()
-    assert "--autostart open" in text and "screenshot --target" in text and "--full-page --out" in text
-    jobs = [line for line in (CRON / "crontab").read_text().splitlines() if line and not line.startswith("#")]
+    assert (
+        "--autostart open" in text and "screenshot --target" in text and "--full-page --out" in text
+    )
+    jobs = [
+        line
+        for line in (CRON / "crontab").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
     assert len(jobs) == 1
     fields = jobs[0].split()
     assert len(fields) > 5 and all(f.replace("*", "").isdigit() or f == "*" for f in fields[:5])

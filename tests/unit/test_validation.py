@@ -1,5 +1,6 @@
 """Typed reads of JSON bodies and query strings: strings such as "true" and "25" are accepted,
 anything else is a 400 naming the field."""
+
 from __future__ import annotations
 
 import functools
@@ -8,15 +9,41 @@ import json
 import pytest
 
 from clawd import errors
-from clawd.server.validation import (alias, as_bool, as_int, as_list, as_number, as_object, as_str, opt, read_fields,
-                                     req)
+from clawd.server.validation import (
+    alias,
+    as_bool,
+    as_int,
+    as_list,
+    as_number,
+    as_object,
+    as_str,
+    opt,
+    read_fields,
+    req,
+)
 
 
 # -- booleans -------------------------------------------------------------------------------------
-@pytest.mark.parametrize("value, expected", [
-    (True, True), (False, False), ("true", True), ("TRUE", True), (" yes ", True), ("on", True), ("1", True),
-    ("false", False), ("False", False), ("no", False), ("off", False), ("0", False), ("", False),
-    (1, True), (0, False)])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (True, True),
+        (False, False),
+        ("true", True),
+        ("TRUE", True),
+        (" yes ", True),
+        ("on", True),
+        ("1", True),
+        ("false", False),
+        ("False", False),
+        ("no", False),
+        ("off", False),
+        ("0", False),
+        ("", False),
+        (1, True),
+        (0, False),
+    ],
+)
 def test_as_bool_accepts_booleans_and_their_usual_spellings(value, expected):
     assert as_bool(value, "fullPage") is expected
 
@@ -29,8 +56,10 @@ def test_as_bool_refuses_anything_else_naming_the_field(value):
 
 
 # -- numbers --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("value, expected", [(25, 25), ("25", 25), (" 25 ", 25), ("-3", -3), (25.0, 25),
-                                             ("25.0", 25), ("1e3", 1000)])
+@pytest.mark.parametrize(
+    "value, expected",
+    [(25, 25), ("25", 25), (" 25 ", 25), ("-3", -3), (25.0, 25), ("25.0", 25), ("1e3", 1000)],
+)
 def test_as_int_accepts_whole_numbers_and_numeric_strings(value, expected):
     got = as_int(value, "timeoutMs")
     assert got == expected and type(got) is int
@@ -43,7 +72,9 @@ def test_as_int_refuses_fractions_booleans_and_non_numbers(value):
     assert "timeoutMs" in str(raised.value)
 
 
-@pytest.mark.parametrize("value, expected", [(1.5, 1.5), ("1.5", 1.5), ("7", 7), (" 7 ", 7), ("2E2", 200.0), (0, 0)])
+@pytest.mark.parametrize(
+    "value, expected", [(1.5, 1.5), ("1.5", 1.5), ("7", 7), (" 7 ", 7), ("2E2", 200.0), (0, 0)]
+)
 def test_as_number_accepts_numbers_and_numeric_strings(value, expected):
     assert as_number(value, "x") == expected
 
@@ -56,7 +87,9 @@ def test_as_number_refuses_non_numbers(value):
 
 def test_bounds_are_enforced_and_named():
     assert as_int("5", "n", minimum=1, maximum=10) == 5
-    assert as_int(1, "n", minimum=1, maximum=10) == 1 and as_int(10, "n", minimum=1, maximum=10) == 10
+    assert (
+        as_int(1, "n", minimum=1, maximum=10) == 1 and as_int(10, "n", minimum=1, maximum=10) == 10
+    )
     with pytest.raises(errors.InvalidRequest, match="n must be at least 1, not 0"):
         as_int("0", "n", minimum=1)
     with pytest.raises(errors.InvalidRequest, match="must be at most 10"):
@@ -96,12 +129,19 @@ def test_as_str_list_object():
 
 
 # -- read_fields ----------------------------------------------------------------------------------
-SPEC = {"url": req(as_str), "timeoutMs": opt(functools.partial(as_int, minimum=0)), "fullPage": opt(as_bool)}
+SPEC = {
+    "url": req(as_str),
+    "timeoutMs": opt(functools.partial(as_int, minimum=0)),
+    "fullPage": opt(as_bool),
+}
 
 
 def test_read_fields_reads_and_coerces_the_present_fields():
-    assert read_fields({"url": "https://a.test", "timeoutMs": "25", "fullPage": "true"}, SPEC) == \
-        {"url": "https://a.test", "timeoutMs": 25, "fullPage": True}
+    assert read_fields({"url": "https://a.test", "timeoutMs": "25", "fullPage": "true"}, SPEC) == {
+        "url": "https://a.test",
+        "timeoutMs": 25,
+        "fullPage": True,
+    }
     assert read_fields({"url": "https://a.test"}, SPEC) == {"url": "https://a.test"}
 
 
@@ -136,9 +176,13 @@ def test_where_names_the_query_and_no_fields_says_none():
         read_fields({"x": "1"}, {}, where="query")
 
 
-# -- aliases (OpenClaw's names, DESIGN.md §17) ------------------------------------------------------------
-ALIASED = {"timezone": opt(as_str), "timezoneId": alias("timezone"),
-           "timeoutMs": opt(lambda v, f: as_int(v, f, minimum=0)), "delay": alias("timeoutMs")}
+# -- aliases (OpenClaw's names, DESIGN.md §17) -----------------------------------------------------
+ALIASED = {
+    "timezone": opt(as_str),
+    "timezoneId": alias("timezone"),
+    "timeoutMs": opt(lambda v, f: as_int(v, f, minimum=0)),
+    "delay": alias("timeoutMs"),
+}
 
 
 def test_an_alias_is_read_into_the_clawd_name():
@@ -155,6 +199,10 @@ def test_an_alias_with_a_wrong_value_is_the_same_400_naming_the_alias():
 
 def test_an_alias_and_its_clawd_name_must_agree():
     assert read_fields({"timezone": "UTC", "timezoneId": "UTC"}, ALIASED) == {"timezone": "UTC"}
-    assert read_fields({"timeoutMs": 5, "delay": "5"}, ALIASED) == {"timeoutMs": 5}    # equal once read
-    with pytest.raises(errors.InvalidRequest, match="'timezone' and 'timezoneId' name the same thing"):
+    assert read_fields({"timeoutMs": 5, "delay": "5"}, ALIASED) == {
+        "timeoutMs": 5
+    }  # equal once read
+    with pytest.raises(
+        errors.InvalidRequest, match="'timezone' and 'timezoneId' name the same thing"
+    ):
         read_fields({"timezone": "UTC", "timezoneId": "Asia/Tokyo"}, ALIASED)

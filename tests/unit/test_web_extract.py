@@ -1,6 +1,7 @@
 """What web_fetch makes of what it fetched: main content in markdown and text modes, markdown
 passed through, JSON pretty-printed, text as is, binaries refused, charsets, the site's own error
 pages, the character limit and the cache."""
+
 from __future__ import annotations
 
 import json
@@ -74,6 +75,7 @@ def test_a_site_serving_markdown_is_passed_through_as_is(web, site):
     def markdown(h):
         seen["accept"] = h.headers["Accept"]
         answer(h, 200, body, "text/markdown; charset=utf-8", headers={"x-markdown-tokens": "12"})
+
     site.route("/web/dyn/md", markdown)
     result = web.reader.read(site.url("/web/dyn/md"))
     assert (result["extractor"], result["text"]) == ("markdown", body)
@@ -104,12 +106,15 @@ def test_plain_text_is_returned_as_is(web, site):
     assert result["text"] == (site_file("act/plain.txt"))
 
 
-@pytest.mark.parametrize("content_type, body", [
-    ("image/png", b"\x89PNG\r\n\x1a\n" + bytes(200)),
-    ("application/zip", b"PK\x03\x04" + bytes(200)),
-    ("application/octet-stream", b"\x00\x01\x02binary" * 50),
-    ("", bytes(range(256))),
-])
+@pytest.mark.parametrize(
+    "content_type, body",
+    [
+        ("image/png", b"\x89PNG\r\n\x1a\n" + bytes(200)),
+        ("application/zip", b"PK\x03\x04" + bytes(200)),
+        ("application/octet-stream", b"\x00\x01\x02binary" * 50),
+        ("", bytes(range(256))),
+    ],
+)
 def test_images_and_binaries_answer_415(web, site, content_type, body):
     site.route("/web/dyn/blob", lambda h: answer(h, 200, body, content_type))
     with pytest.raises(errors.WebUnsupportedContent) as caught:
@@ -160,7 +165,9 @@ def test_an_invalid_charset_label_is_ignored_not_fatal(web, site):
 
 def test_decode_prefers_a_bom_and_reads_latin1_as_windows_1252():
     assert decode.decode(b"\xef\xbb\xbfhi", "text/plain; charset=latin1", "text") == (
-        "hi", "utf-8-sig")
+        "hi",
+        "utf-8-sig",
+    )
     assert decode.decode(b"\x93q\x94", "text/plain; charset=iso-8859-1", "text")[0] == "“q”"
 
 
@@ -172,9 +179,11 @@ def test_max_chars_cuts_the_text_and_marks_it(web, site):
 
 def test_a_second_fetch_is_answered_from_the_cache(site):
     hits = []
+
     def counted(h):
         hits.append(1)
         answer(h, 200, "counted", "text/plain")
+
     site.route("/web/dyn/counted", counted)
     cached = tier()
     first = cached.reader.read(site.url("/web/dyn/counted"))

@@ -1,6 +1,7 @@
 """The pinned, policed fetch under web_fetch: schemes, credentials, the policy on every hop, DNS
 pinning, redirects, the byte limit, the overall time limit, TLS. Pages come from the test site
 on 127.0.0.1; other names go through a stub resolver; nothing leaves the machine."""
+
 from __future__ import annotations
 
 import http.server
@@ -28,9 +29,20 @@ def hop(path: str, location: str):
 
 
 # -- URLs web_fetch refuses before any request ---------------------------------------------------
-@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://example.com/x",
-                                 "javascript:alert(1)", "data:text/html,hi", "about:blank",
-                                 "ws://127.0.0.1/", "example.com", "", "   "])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "ftp://example.com/x",
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "about:blank",
+        "ws://127.0.0.1/",
+        "example.com",
+        "",
+        "   ",
+    ],
+)
 def test_non_http_urls_are_refused_with_web_invalid_url(web, url):
     with pytest.raises(errors.WebInvalidUrl):
         web.reader.read(url)
@@ -66,9 +78,16 @@ def test_a_name_that_does_not_resolve_fails_closed_with_502(site):
     assert caught.value.http_status == 502
 
 
-@pytest.mark.parametrize("url", ["http://localhost/", "http://0177.0.0.1/",
-                                 "http://169.254.169.254/", "http://[::1]/",
-                                 "http://metadata.google.internal/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://localhost/",
+        "http://0177.0.0.1/",
+        "http://169.254.169.254/",
+        "http://[::1]/",
+        "http://metadata.google.internal/",
+    ],
+)
 def test_private_and_obfuscated_hosts_are_blocked(url):
     with pytest.raises(errors.NavigationBlocked):
         tier(resolver=StubDns({}), allowed=()).reader.read(url)
@@ -87,6 +106,7 @@ def evil():
 
         def log_message(self, *args):
             pass
+
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server.server_address[1], hits
@@ -98,14 +118,16 @@ def test_dns_pinning_connects_to_the_address_that_was_judged(site, evil):
     """A rebinding resolver answers a public address first and loopback after that: the fetch
     resolves once, judges that answer, and connects there, never to loopback."""
     evil_port, evil_hits = evil
+
     def public(h):
         answer(h, 200, f"public page; host={h.headers['Host']}", "text/plain")
+
     site.route("/web/dyn/public-page", public)
     dns = StubDns({"rebind.test": [["93.184.216.34"], ["127.0.0.1"]]})
     connect = MappingConnector({"93.184.216.34": ("127.0.0.1", site.port)})
     web = tier(resolver=dns, connect=connect, allowed=())
     result = web.reader.read(f"http://rebind.test:{evil_port}/web/dyn/public-page", render="never")
-    assert result["text"] == f"public page; host=rebind.test:{evil_port}"   # Host keeps the name
+    assert result["text"] == f"public page; host=rebind.test:{evil_port}"  # Host keeps the name
     assert dns.calls == ["rebind.test"]
     assert connect.asked == [("93.184.216.34", evil_port)]
     assert evil_hits == []
@@ -122,12 +144,14 @@ def test_an_answer_with_a_public_and_a_loopback_address_is_blocked(evil):
 @pytest.fixture
 def tls_site():
     """HTTPS on 127.0.0.2 with the test certificate (valid for localhost and 127.0.0.1 only)."""
+
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             answer(self, 200, f"tls ok; host={self.headers['Host']}", "text/plain")
 
         def log_message(self, *args):
             pass
+
     server = http.server.ThreadingHTTPServer(("127.0.0.2", 0), Handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(TLS / "cert.pem", TLS / "key.pem")
@@ -148,16 +172,20 @@ def test_tls_checks_the_name_while_connecting_to_the_pinned_address(tls_site):
 
 
 def test_a_certificate_for_another_name_fails_as_tls(tls_site):
-    web = tier(resolver=StubDns({"other.test": ["127.0.0.2"]}), verify=str(TLS / "cert.pem"),
-               allowed=("other.test",))
+    web = tier(
+        resolver=StubDns({"other.test": ["127.0.0.2"]}),
+        verify=str(TLS / "cert.pem"),
+        allowed=("other.test",),
+    )
     with pytest.raises(errors.WebFetchFailed, match="TLS") as caught:
         web.reader.read(f"https://other.test:{tls_site}/")
     assert caught.value.details["stage"] == "tls"
 
 
 def test_a_refused_connection_fails_as_connect(evil):
-    web = tier(resolver=StubDns({"down.test": ["93.184.216.34"]}), connect=MappingConnector({}),
-               allowed=())
+    web = tier(
+        resolver=StubDns({"down.test": ["93.184.216.34"]}), connect=MappingConnector({}), allowed=()
+    )
     with pytest.raises(errors.WebFetchFailed, match="could not connect") as caught:
         web.reader.read("http://down.test/")
     assert caught.value.details["stage"] == "connect" and caught.value.http_status == 502
@@ -181,8 +209,11 @@ def test_a_redirect_loop_is_a_clear_502(web, site):
 
 def test_a_blocked_third_redirect_hop_is_named_and_never_requested(site, evil):
     evil_port, evil_hits = evil
-    for path, to in (("/web/dyn/h/1", "/web/dyn/h/2"), ("/web/dyn/h/2", "/web/dyn/h/3"),
-                     ("/web/dyn/h/3", f"http://localhost:{evil_port}/admin")):
+    for path, to in (
+        ("/web/dyn/h/1", "/web/dyn/h/2"),
+        ("/web/dyn/h/2", "/web/dyn/h/3"),
+        ("/web/dyn/h/3", f"http://localhost:{evil_port}/admin"),
+    ):
         site.route(*hop(path, to))
     with pytest.raises(errors.NavigationBlocked, match="redirect hop 3") as caught:
         tier().reader.read(site.url("/web/dyn/h/1"))
@@ -219,7 +250,7 @@ def test_a_body_of_exactly_the_byte_limit_is_not_truncated(site):
 def trickle(stop: threading.Event, head_first: bool):
     def handler(h):
         if not head_first:
-            stop.wait(5)                  # the headers never come in time
+            stop.wait(5)  # the headers never come in time
         h.send_response(200)
         h.send_header("Content-Type", "text/plain")
         h.send_header("Content-Length", "1000")
@@ -228,9 +259,10 @@ def trickle(stop: threading.Event, head_first: bool):
             while not stop.is_set():
                 h.wfile.write(b"a")
                 h.wfile.flush()
-                stop.wait(0.05)           # a byte every 50 ms: each read has data, none ends
+                stop.wait(0.05)  # a byte every 50 ms: each read has data, none ends
         except OSError:
             pass
+
     return handler
 
 
@@ -255,6 +287,7 @@ def test_the_user_agent_and_accept_headers_are_sent(site):
     def echo(h):
         seen.update({"ua": h.headers["User-Agent"], "accept": h.headers["Accept"]})
         answer(h, 200, "ok", "text/plain")
+
     site.route("/web/dyn/headers", echo)
     tier({"fetch": {"userAgent": "clawd-test/1"}}).reader.read(site.url("/web/dyn/headers"))
     assert seen == {"ua": "clawd-test/1", "accept": "text/markdown, text/html;q=0.9, */*;q=0.1"}
@@ -267,7 +300,7 @@ def test_a_disabled_fetch_answers_403(site):
 
 
 def test_web_ssrf_policy_keys_override_the_browsers_one_by_one(site):
-    closed = tier({"ssrfPolicy": {"allowedHostnames": []}})      # browser allows 127.0.0.1
+    closed = tier({"ssrfPolicy": {"allowedHostnames": []}})  # browser allows 127.0.0.1
     with pytest.raises(errors.NavigationBlocked):
         closed.reader.read(site.url("/web/article.html"))
     opened = tier({"ssrfPolicy": {"allowPrivateNetwork": True}}, allowed=())
@@ -277,6 +310,7 @@ def test_web_ssrf_policy_keys_override_the_browsers_one_by_one(site):
 def test_the_watchdog_ends_a_short_deadline_that_came_after_a_long_one():
     from clawd.web.watchdog import Deadline
     from tests.support.page_eval import wait_until
+
     with Deadline(60) as long, Deadline(0.2) as short:
         wait_until(lambda: short.expired, timeout=3, message="the short fetch to expire")
         assert not long.expired

@@ -1,6 +1,7 @@
 """Firecrawl, web_fetch's optional last tier: a site that answers with a bot wall is read
 through Firecrawl (a loopback fake checks the request); off by default, the wall is returned as
 the site's own page with its status; a failing Firecrawl leaves the wall with a note."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,8 +11,10 @@ from tests.support.site import answer
 from tests.support.web_fakes import KEYS, FakeProviders
 from tests.support.webtier import tier
 
-WALL = ("<html><head><title>Just a moment...</title></head><body><div id='cf-chl-widget'>"
-        "Checking your browser before accessing the site.</div><script></script></body></html>")
+WALL = (
+    "<html><head><title>Just a moment...</title></head><body><div id='cf-chl-widget'>"
+    "Checking your browser before accessing the site.</div><script></script></body></html>"
+)
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +32,12 @@ def walled(site):
 
 
 def firecrawl_tier(fakes, **firecrawl):
-    firecrawl = {"enabled": True, "apiKey": KEYS["firecrawl"], "baseUrl": fakes.base("firecrawl"),
-                 **firecrawl}
+    firecrawl = {
+        "enabled": True,
+        "apiKey": KEYS["firecrawl"],
+        "baseUrl": fakes.base("firecrawl"),
+        **firecrawl,
+    }
     return tier({"fetch": {"cacheTtlMinutes": 0, "firecrawl": firecrawl}})
 
 
@@ -40,8 +47,13 @@ def test_a_bot_wall_is_read_through_firecrawl(fakes, walled):
     assert result["title"] == "Behind the wall"
     assert result["text"] == "# Behind the wall\n\nThe real article text."
     sent = fakes.seen("firecrawl")[-1].body
-    assert sent == {"url": walled, "formats": ["markdown"], "onlyMainContent": True,
-                    "maxAge": 172800000, "proxy": "stealth"}
+    assert sent == {
+        "url": walled,
+        "formats": ["markdown"],
+        "onlyMainContent": True,
+        "maxAge": 172800000,
+        "proxy": "stealth",
+    }
 
 
 def test_without_firecrawl_the_wall_is_the_sites_own_403(walled):
@@ -52,8 +64,10 @@ def test_without_firecrawl_the_wall_is_the_sites_own_403(walled):
 
 def test_the_key_may_come_from_the_environment(fakes, walled):
     firecrawl = {"enabled": True, "baseUrl": fakes.base("firecrawl")}
-    web = tier({"fetch": {"cacheTtlMinutes": 0, "firecrawl": firecrawl}},
-               env={"FIRECRAWL_API_KEY": KEYS["firecrawl"]})
+    web = tier(
+        {"fetch": {"cacheTtlMinutes": 0, "firecrawl": firecrawl}},
+        env={"FIRECRAWL_API_KEY": KEYS["firecrawl"]},
+    )
     assert web.reader.read(walled, render="never")["extractor"] == "firecrawl"
 
 
@@ -69,12 +83,15 @@ def test_an_ordinary_page_never_goes_to_firecrawl(fakes, site):
     assert len(fakes.seen("firecrawl")) == before
 
 
-@pytest.mark.parametrize("status, headers, page, wall", [
-    (403, {"cf-mitigated": "challenge"}, "", True),
-    (503, {}, "<title>Just a moment...</title>", True),
-    (429, {}, "<div class='g-recaptcha'>captcha</div>", True),
-    (404, {}, "<title>Just a moment...</title>", False),
-    (403, {}, "<h1>Forbidden</h1><p>You may not see this directory.</p>", False),
-])
+@pytest.mark.parametrize(
+    "status, headers, page, wall",
+    [
+        (403, {"cf-mitigated": "challenge"}, "", True),
+        (503, {}, "<title>Just a moment...</title>", True),
+        (429, {}, "<div class='g-recaptcha'>captcha</div>", True),
+        (404, {}, "<title>Just a moment...</title>", False),
+        (403, {}, "<h1>Forbidden</h1><p>You may not see this directory.</p>", False),
+    ],
+)
 def test_what_counts_as_a_bot_wall(status, headers, page, wall):
     assert is_bot_wall(status, headers, page) is wall

@@ -1,6 +1,7 @@
 """The render tier's decisions, with a stand-in for the browser: which pages are read again
 through it (thin static text and scripts), what a failed render leaves (the static text and a
 note, not cached), and render always without a browser."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,9 +10,11 @@ from clawd import errors
 from clawd.web.render import Rendered
 from tests.support.webtier import tier
 
-DRAWN = ("<html><head><title>Drawn</title></head><body><article><h1>Drawn</h1>"
-         + "<p>Words the script drew once it ran, enough of them to be an article. </p>" * 8
-         + "</article></body></html>")
+DRAWN = (
+    "<html><head><title>Drawn</title></head><body><article><h1>Drawn</h1>"
+    + "<p>Words the script drew once it ran, enough of them to be an article. </p>" * 8
+    + "</article></body></html>"
+)
 
 
 class FakeBrowser:
@@ -47,7 +50,7 @@ def test_a_page_with_enough_text_is_not_rendered(web, site):
 
 def test_a_thin_page_without_scripts_is_not_rendered(web, site):
     browser = FakeBrowser()
-    page = site.url("/web/meta-latin1.html")               # short, and no script at all
+    page = site.url("/web/meta-latin1.html")  # short, and no script at all
     assert web.reader.read(page, browser=browser)["extractor"] != "browser" and not browser.asked
 
 

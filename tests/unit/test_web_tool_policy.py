@@ -1,5 +1,6 @@
 """The tool policy (config tools: {allow, deny}): names, * wildcards, groups, deny wins, an empty
 allow list allows all, split browser_<action> tools count as the browser tool."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,18 +10,21 @@ from clawd.config.loader import config_from_data, validate
 from clawd.security.tools import ALLOW_ALL, TOOLS, ToolPolicy
 
 
-@pytest.mark.parametrize("allow, deny, allowed", [
-    ((), (), {"browser", "web_fetch", "web_search"}),
-    (("web_fetch",), (), {"web_fetch"}),
-    (("web_*",), (), {"web_fetch", "web_search"}),
-    (("group:web",), (), {"web_fetch", "web_search"}),
-    (("group:browser",), (), {"browser"}),
-    ((), ("group:web",), {"browser"}),
-    ((), ("*",), set()),
-    (("group:web",), ("web_search",), {"web_fetch"}),       # deny wins
-    (("*",), ("group:browser",), {"web_fetch", "web_search"}),
-    (("WEB_FETCH",), (), {"web_fetch"}),                   # names compare case-insensitively
-])
+@pytest.mark.parametrize(
+    "allow, deny, allowed",
+    [
+        ((), (), {"browser", "web_fetch", "web_search"}),
+        (("web_fetch",), (), {"web_fetch"}),
+        (("web_*",), (), {"web_fetch", "web_search"}),
+        (("group:web",), (), {"web_fetch", "web_search"}),
+        (("group:browser",), (), {"browser"}),
+        ((), ("group:web",), {"browser"}),
+        ((), ("*",), set()),
+        (("group:web",), ("web_search",), {"web_fetch"}),  # deny wins
+        (("*",), ("group:browser",), {"web_fetch", "web_search"}),
+        (("WEB_FETCH",), (), {"web_fetch"}),  # names compare case-insensitively
+    ],
+)
 def test_allow_and_deny(allow, deny, allowed):
     policy = ToolPolicy(allow, deny)
     assert {name for name in TOOLS if policy.allowed(name)} == allowed

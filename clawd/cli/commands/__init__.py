@@ -2,13 +2,15 @@
 
 Handlers print through cli/output.py and raise; cli/main.py turns exceptions into exit statuses.
 """
+
 from __future__ import annotations
 
 import argparse
 import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from clawd.client import Client
@@ -34,29 +36,33 @@ def either(positional, flag, name: str, flag_name: str):
     """A value written as a word or as its flag (OpenClaw's spelling and clawd's); both with
     different values is a usage error."""
     if positional is not None and flag is not None and positional != flag:
-        raise UsageError(f"{name} is given twice ({positional!r} and {flag_name} {flag!r}); give one")
+        raise UsageError(
+            f"{name} is given twice ({positional!r} and {flag_name} {flag!r}); give one"
+        )
     return positional if positional is not None else flag
 
 
 @dataclass
 class Invocation:
-    """One run of the CLI: the parsed arguments, where to print, and the client and config on demand."""
+    """One run of the CLI: the parsed arguments, where to print, and the client and config
+    on demand."""
+
     args: argparse.Namespace
     stdout: TextIO
     stderr: TextIO
-    make_client: Callable[[], "Client"] = field(repr=False)
-    load_config: Callable[[], "Config"] = field(repr=False)
+    make_client: Callable[[], Client] = field(repr=False)
+    load_config: Callable[[], Config] = field(repr=False)
 
     @property
     def json(self) -> bool:
         return bool(getattr(self.args, "json", False))
 
     @functools.cached_property
-    def config(self) -> "Config":
+    def config(self) -> Config:
         return self.load_config()
 
     @functools.cached_property
-    def client(self) -> "Client":
+    def client(self) -> Client:
         return self.make_client()
 
     def target(self) -> str | None:

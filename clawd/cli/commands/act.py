@@ -1,5 +1,6 @@
 """Acting on a page by ref: the act table's commands (click, type, press, fill, wait, evaluate...,
 made from clawd/acts.py) plus highlight, dialogs, uploads, downloads."""
+
 from __future__ import annotations
 
 from clawd import acts
@@ -16,7 +17,7 @@ def act_kind(inv: Invocation) -> None:
     output.emit(inv, result, RENDERERS.get(kind.name, output.render_act))
 
 
-RENDERERS = {"evaluate": output.render_evaluate}      # evaluate prints its value alone
+RENDERERS = {"evaluate": output.render_evaluate}  # evaluate prints its value alone
 
 
 def request_fields(kind: acts.Kind, args) -> dict:
@@ -65,20 +66,25 @@ def _pair(text: str) -> dict:
 
 
 def highlight(inv: Invocation) -> None:
-    result = inv.client.highlight(inv.args.ref, duration_ms=inv.args.duration_ms, target_id=inv.target())
+    result = inv.client.highlight(
+        inv.args.ref, duration_ms=inv.args.duration_ms, target_id=inv.target()
+    )
     output.emit(inv, result, output.render_fields)
 
 
 def dialog(inv: Invocation) -> None:
     a = inv.args
-    result = inv.client.dialog(a.accept, prompt_text=a.prompt_text, dialog_id=a.dialog_id, target_id=inv.target())
+    result = inv.client.dialog(
+        a.accept, prompt_text=a.prompt_text, dialog_id=a.dialog_id, target_id=inv.target()
+    )
     output.emit(inv, result, output.render_fields)
 
 
 def upload(inv: Invocation) -> None:
     a = inv.args
-    result = inv.client.file_chooser(a.paths, ref=a.ref, input_ref=a.input_ref, element=a.element,
-                                     target_id=inv.target())
+    result = inv.client.file_chooser(
+        a.paths, ref=a.ref, input_ref=a.input_ref, element=a.element, target_id=inv.target()
+    )
     output.emit(inv, result, output.render_fields)
 
 
@@ -89,5 +95,7 @@ def download(inv: Invocation) -> None:
 
 
 def wait_for_download(inv: Invocation) -> None:
-    result = inv.client.wait_download(timeout_ms=inv.args.timeout_ms, path=inv.args.file, target_id=inv.target())
+    result = inv.client.wait_download(
+        timeout_ms=inv.args.timeout_ms, path=inv.args.file, target_id=inv.target()
+    )
     output.emit(inv, result, output.render_media)

@@ -1,4 +1,6 @@
-"""The service and its profiles: status, start, stop, profiles, profile create|delete, reset-profile."""
+"""The service and its profiles: status, start, stop, profiles, profile create|delete,
+reset-profile."""
+
 from __future__ import annotations
 
 from clawd.cli import output
@@ -10,7 +12,9 @@ def status(inv: Invocation) -> None:
 
 
 def start(inv: Invocation) -> None:
-    output.emit(inv, inv.client.start(headless=True if inv.args.headless else None), output.render_fields)
+    output.emit(
+        inv, inv.client.start(headless=True if inv.args.headless else None), output.render_fields
+    )
 
 
 def stop(inv: Invocation) -> None:
@@ -23,13 +27,18 @@ def profiles(inv: Invocation) -> None:
 
 def create_profile(inv: Invocation) -> None:
     a = inv.args
-    result = inv.client.create_profile(a.name, color=a.color, cdp_url=a.cdp_url, driver=a.driver,
-                                       user_data_dir=a.user_data_dir)
+    result = inv.client.create_profile(
+        a.name, color=a.color, cdp_url=a.cdp_url, driver=a.driver, user_data_dir=a.user_data_dir
+    )
     output.emit(inv, result, output.render_fields)
 
 
 def delete_profile(inv: Invocation) -> None:
-    output.emit(inv, inv.client.delete_profile(inv.args.name, purge=inv.args.purge or None), output.render_fields)
+    output.emit(
+        inv,
+        inv.client.delete_profile(inv.args.name, purge=inv.args.purge or None),
+        output.render_fields,
+    )
 
 
 def reset_profile(inv: Invocation) -> None:

@@ -1,6 +1,7 @@
 """`config check FILE | sample | show | import-openclaw FILE`: validate a file listing every problem
 with its JSON path, print the commented sample, print the effective configuration with secrets
 masked, turn an OpenClaw config into clawd.yaml."""
+
 from __future__ import annotations
 
 import importlib.resources
@@ -15,8 +16,10 @@ from clawd.cli.commands import Invocation, UsageError
 
 
 def check(inv: Invocation) -> int:
-    """Exit 0 when FILE validates, 1 with every problem listed (stdout: the problems are the answer)."""
+    """Exit 0 when FILE validates, 1 with every problem listed
+    (stdout: the problems are the answer)."""
     from clawd.config import loader
+
     path = inv.args.file
     try:
         loader.load_config(path=path)
@@ -24,7 +27,10 @@ def check(inv: Invocation) -> int:
     except errors.ConfigError as exc:
         problems = exc.problems
     if inv.json:
-        print(json.dumps({"ok": not problems, "file": path, "problems": problems}, indent=2), file=inv.stdout)
+        print(
+            json.dumps({"ok": not problems, "file": path, "problems": problems}, indent=2),
+            file=inv.stdout,
+        )
     elif problems:
         print(f"{path}: {len(problems)} problem(s)", file=inv.stdout)
         for problem in problems:
@@ -35,7 +41,11 @@ def check(inv: Invocation) -> int:
 
 
 def sample_text() -> str:
-    return importlib.resources.files("clawd.config").joinpath("sample.yaml").read_text(encoding="utf-8")
+    return (
+        importlib.resources.files("clawd.config")
+        .joinpath("sample.yaml")
+        .read_text(encoding="utf-8")
+    )
 
 
 def sample(inv: Invocation) -> None:
@@ -45,13 +55,16 @@ def sample(inv: Invocation) -> None:
 def show(inv: Invocation) -> None:
     """The configuration the service would run with: file (or defaults) + environment, as YAML."""
     from clawd.config import loader
+
     config = inv.config
     data = loader.config_to_dict(config, mask_secrets=True)
     if inv.json:
         print(json.dumps(data, indent=2), file=inv.stdout)
         return
-    inv.stdout.write(f"# effective configuration from {config.source or 'built-in defaults'}; "
-                     f"state in {config.home}\n")
+    inv.stdout.write(
+        f"# effective configuration from {config.source or 'built-in defaults'}; "
+        f"state in {config.home}\n"
+    )
     inv.stdout.write(yaml.safe_dump(data, sort_keys=False, default_flow_style=False))
 
 
@@ -59,6 +72,7 @@ def import_openclaw(inv: Invocation) -> int:
     """An OpenClaw config as clawd.yaml: the YAML on stdout (or --out, mode 0600: it holds secrets),
     each key not carried over on stderr and as a comment at the top."""
     from clawd.config import openclaw
+
     a = inv.args
     try:
         text = pathlib.Path(a.file).read_text(encoding="utf-8")
@@ -69,7 +83,10 @@ def import_openclaw(inv: Invocation) -> int:
     except ValueError as exc:
         raise errors.InvalidRequest(f"{a.file} is not an OpenClaw config (JSON5): {exc}") from None
     imported = openclaw.convert(data)
-    lines = [f"# clawd.yaml imported from the OpenClaw config {a.file} (clawd-browser config import-openclaw)."]
+    lines = [
+        f"# clawd.yaml imported from the OpenClaw config {a.file} "
+        "(clawd-browser config import-openclaw)."
+    ]
     if imported.skipped:
         lines.append("# Not carried over:")
         lines += [f"#   {path}: {why}" for path, why in imported.skipped]

@@ -4,6 +4,7 @@ an MCP client over stdio (`--tools single|split` for the browser tool).
 The service is reached like any command's (--url, --token, cli.url); with --autostart (or
 cli.autostart) a local service is started when it does not answer, now and whenever it goes away.
 """
+
 from __future__ import annotations
 
 from clawd import log
@@ -13,6 +14,7 @@ from clawd.cli.commands import Invocation
 
 def mcp(inv: Invocation) -> int:
     from clawd.agent import mcp_server
+
     if mcp_server.SDK_MISSING:
         print(f"error: {mcp_server.SDK_MISSING}", file=inv.stderr)
         return 1
@@ -33,17 +35,24 @@ def toolset(inv: Invocation):
     from clawd.agent.toolset import ToolSet
     from clawd.config.model import StateLayout
     from clawd.security.tools import ToolPolicy
-    browser = BrowserTool(inv.client, nodes=inv.config.nodes, uploads=StateLayout(inv.config.home).uploads)
-    return ToolSet(browser, policy=ToolPolicy.from_config(inv.config.tools), split=inv.args.tools == "split")
+
+    browser = BrowserTool(
+        inv.client, nodes=inv.config.nodes, uploads=StateLayout(inv.config.home).uploads
+    )
+    return ToolSet(
+        browser, policy=ToolPolicy.from_config(inv.config.tools), split=inv.args.tools == "split"
+    )
 
 
 def _reviver(inv: Invocation):
     """A fresh tool on a service that answers: started when it does not (loopback URLs only)."""
+
     def revive():
         if autostart.ensure_for(inv):
             inv.client.close()
-            del inv.client      # a new service wrote a new $CLAWD_HOME/auth-token: read it again
+            del inv.client  # a new service wrote a new $CLAWD_HOME/auth-token: read it again
         return toolset(inv)
+
     return revive
 
 
@@ -51,6 +60,7 @@ def _try_start(inv: Invocation, revive) -> None:
     """Start the service up front so the first call is quick; a failure here is the first call's
     to report, not a reason to leave the MCP client without its server."""
     from clawd import errors
+
     try:
         revive()
     except (errors.ClawdError, OSError) as exc:

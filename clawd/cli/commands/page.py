@@ -3,6 +3,7 @@
 `--out` on screenshot and pdf fetches the bytes through the answer's mediaUrl, so it works against a
 service on another machine; without it the service-side path is printed.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,9 @@ from clawd.cli.commands import Invocation, UsageError
 
 
 def navigate(inv: Invocation) -> None:
-    result = inv.client.navigate(inv.args.url, target_id=inv.target(), timeout_ms=inv.args.timeout_ms)
+    result = inv.client.navigate(
+        inv.args.url, target_id=inv.target(), timeout_ms=inv.args.timeout_ms
+    )
     output.emit(inv, result, output.render_act)
 
 
@@ -23,10 +26,21 @@ def snapshot(inv: Invocation) -> None:
     if a.no_refs and a.refs:
         raise UsageError(f"--no-refs and --refs {a.refs} contradict each other; give one")
     result = inv.client.snapshot(
-        target_id=inv.target(), format=a.format, interactive=a.interactive or None, compact=a.compact or None,
-        depth=a.depth, max_chars=a.max_chars, efficient=a.efficient, selector=a.selector, frame=a.frame,
-        limit=a.limit, labels=a.labels or None, urls=a.urls or None, refs=False if a.no_refs else a.refs,
-        wrap=a.wrap or None)
+        target_id=inv.target(),
+        format=a.format,
+        interactive=a.interactive or None,
+        compact=a.compact or None,
+        depth=a.depth,
+        max_chars=a.max_chars,
+        efficient=a.efficient,
+        selector=a.selector,
+        frame=a.frame,
+        limit=a.limit,
+        labels=a.labels or None,
+        urls=a.urls or None,
+        refs=False if a.no_refs else a.refs,
+        wrap=a.wrap or None,
+    )
     if a.out:
         _write_snapshot(inv, result, pathlib.Path(a.out))
         return
@@ -40,7 +54,9 @@ def _write_snapshot(inv: Invocation, result: dict, out: pathlib.Path) -> None:
     else:
         out.write_text(output.render_snapshot(result) + "\n", encoding="utf-8")
     stats = result.get("stats") or {}
-    print(f"{out} ({stats.get('chars', '?')} chars, {stats.get('refs', '?')} refs)", file=inv.stdout)
+    print(
+        f"{out} ({stats.get('chars', '?')} chars, {stats.get('refs', '?')} refs)", file=inv.stdout
+    )
 
 
 def find(inv: Invocation) -> None:
@@ -64,8 +80,14 @@ def render_find(result: dict) -> str:
 
 def screenshot(inv: Invocation) -> None:
     a = inv.args
-    result = inv.client.screenshot(target_id=inv.target(), full_page=a.full_page, ref=a.ref,
-                                   type=a.type, labels=a.labels, quality=a.quality)
+    result = inv.client.screenshot(
+        target_id=inv.target(),
+        full_page=a.full_page,
+        ref=a.ref,
+        type=a.type,
+        labels=a.labels,
+        quality=a.quality,
+    )
     _deliver(inv, result)
 
 
@@ -79,8 +101,10 @@ def _deliver(inv: Invocation, result: dict) -> None:
         output.emit(inv, result, output.render_media)
         return
     if not result.get("mediaUrl"):
-        raise errors.ClawdError(f"the service gave no mediaUrl to fetch; the file is {result.get('path')} "
-                                "on the service's machine")
+        raise errors.ClawdError(
+            f"the service gave no mediaUrl to fetch; the file is {result.get('path')} "
+            "on the service's machine"
+        )
     saved = inv.client.fetch_media(result["mediaUrl"], pathlib.Path(out))
     # --json still prints the service's answer verbatim; the file is where the user asked
     output.emit(inv, result, lambda _result: str(saved))

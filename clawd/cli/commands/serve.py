@@ -1,4 +1,5 @@
 """`serve`: run the service in the foreground (clawd.daemon owns signals, reload and shutdown)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -13,9 +14,13 @@ def serve(inv: Invocation) -> int:
     daemon = importlib.import_module("clawd.daemon")
     a = inv.args
     # SIGHUP reads the file again through the same lookup, and this run's flags still win over it
-    code = daemon.run(_overridden(inv.config, a), load=lambda: _overridden(inv.load_config(), a),
-                      allow_hosts=list(a.allow_host or []), log_level=a.log_level or "info",
-                      log_file=a.log_file)
+    code = daemon.run(
+        _overridden(inv.config, a),
+        load=lambda: _overridden(inv.load_config(), a),
+        allow_hosts=list(a.allow_host or []),
+        log_level=a.log_level or "info",
+        log_file=a.log_file,
+    )
     return code or 0
 
 

@@ -1,5 +1,6 @@
 """`set ...`: emulation and network overrides (offline, headers, credentials, geolocation, media,
 timezone, locale, device, viewport)."""
+
 from __future__ import annotations
 
 from clawd.cli import output
@@ -36,11 +37,16 @@ def credentials(inv: Invocation) -> None:
         raise UsageError("set credentials takes USER PASS or --clear")
     if a.password is not None and a.password_file is not None:
         raise UsageError("set credentials takes PASS or --password-file, not both")
-    password = a.password if a.password is not None else secret_from_file(a.password_file, "--password-file")
+    password = (
+        a.password
+        if a.password is not None
+        else secret_from_file(a.password_file, "--password-file")
+    )
     if not a.clear and password is None:
         raise UsageError("set credentials needs both USER and PASS")
-    result = inv.client.set_credentials(username=a.username, password=password, clear=a.clear or None,
-                                        target_id=inv.target())
+    result = inv.client.set_credentials(
+        username=a.username, password=password, clear=a.clear or None, target_id=inv.target()
+    )
     _done(inv, result)
 
 
@@ -50,8 +56,14 @@ def geolocation(inv: Invocation) -> None:
         raise UsageError("set geo takes LAT LON or --clear")
     if not a.clear and a.longitude is None:
         raise UsageError("set geo needs both LAT and LON")
-    result = inv.client.set_geolocation(latitude=a.latitude, longitude=a.longitude, accuracy=a.accuracy,
-                                        origin=a.origin, clear=a.clear or None, target_id=inv.target())
+    result = inv.client.set_geolocation(
+        latitude=a.latitude,
+        longitude=a.longitude,
+        accuracy=a.accuracy,
+        origin=a.origin,
+        clear=a.clear or None,
+        target_id=inv.target(),
+    )
     _done(inv, result)
 
 
@@ -60,8 +72,12 @@ def media(inv: Invocation) -> None:
     scheme = either(a.scheme, a.color_scheme, "SCHEME", "--color-scheme")
     if scheme is None and a.reduced_motion is None:
         raise UsageError("set media needs SCHEME (--color-scheme) and/or --reduced-motion")
-    _done(inv, inv.client.set_media(color_scheme=scheme, reduced_motion=a.reduced_motion,
-                                    target_id=inv.target()))
+    _done(
+        inv,
+        inv.client.set_media(
+            color_scheme=scheme, reduced_motion=a.reduced_motion, target_id=inv.target()
+        ),
+    )
 
 
 def timezone(inv: Invocation) -> None:
@@ -88,5 +104,13 @@ def _value_or_clear(inv: Invocation, dest: str, metavar: str) -> str | None:
 
 def viewport(inv: Invocation) -> None:
     a = inv.args
-    _done(inv, inv.client.set_viewport(a.width, a.height, device_scale_factor=a.scale, mobile=a.mobile or None,
-                                       target_id=inv.target()))
+    _done(
+        inv,
+        inv.client.set_viewport(
+            a.width,
+            a.height,
+            device_scale_factor=a.scale,
+            mobile=a.mobile or None,
+            target_id=inv.target(),
+        ),
+    )

@@ -1,4 +1,5 @@
 """Tabs: list, open, focus, close, and the index-based `tab new|select|close`."""
+
 from __future__ import annotations
 
 from clawd.cli import output

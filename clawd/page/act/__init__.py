@@ -1,1 +1,2 @@
-"""Acting on a page: the act kinds, real input, forms, dialogs, file choosers, downloads, waits, settling."""
+"""Acting on a page: the act kinds, real input, forms, dialogs, file choosers, downloads, waits,
+settling."""

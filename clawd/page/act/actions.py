@@ -6,29 +6,34 @@ Element kinds resolve refs through page/snapshot/refs.py and use real input (pag
 text entry, select, fill and check live in page/act/forms.py, waits and evaluate in
 page/act/waits.py; what modal state (dialogs, downloads) adds to an answer comes from
 page/act/dialogs.py and page/act/downloads.py."""
+
 from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from clawd import acts, errors
 from clawd.acts import Action
 from clawd.browser.tab import Tab
-from clawd.page.act import dialogs, downloads, forms, input as pinput, keys, settle, waits
+from clawd.page.act import dialogs, downloads, forms, keys, settle, waits
+from clawd.page.act import input as pinput
+from clawd.page.act.dialogs import DialogOpened, guarded_call
 from clawd.page.observe import interception
 from clawd.page.state import navigation
-from clawd.page.act.dialogs import DialogOpened, guarded_call
 
 NO_DIALOG_CHECK = {"close", "batch"}
-STATE = "_pageState"    # an action handler's (url, title) read together with its work
+STATE = "_pageState"  # an action handler's (url, title) read together with its work
 
 
 # -- running --------------------------------------------------------------------------------------
 class Context:
     """What an action needs besides its arguments: the tab, its browser, the service's settings."""
 
-    def __init__(self, tab: Tab, browser, *, default_timeout_ms: int, resolve_ref: Callable | None = None):
+    def __init__(
+        self, tab: Tab, browser, *, default_timeout_ms: int, resolve_ref: Callable | None = None
+    ):
         self.tab = tab
         self.browser = browser
         self.default_timeout_ms = default_timeout_ms
@@ -39,13 +44,14 @@ class Context:
         if timeout is None:
             timeout = self.default_timeout_ms
             if action.kind == "wait" and "timeMs" in action.args:
-                timeout += action.args["timeMs"]     # a fixed wait longer than the default still runs
+                timeout += action.args["timeMs"]  # a fixed wait longer than the default still runs
         timeout = min(acts.MAX_TIMEOUT_MS, max(acts.MIN_TIMEOUT_MS, timeout))
         return time.monotonic() + timeout / 1000
 
     def element(self, ref: str, deadline: float) -> pinput.Element:
         if self._resolve_ref is None:
             from clawd.page.snapshot.refs import resolve_ref
+
             self._resolve_ref = resolve_ref
         resolved = self._resolve_ref(self.tab, ref)
         return pinput.element_for(self.tab, resolved, deadline)
@@ -94,11 +100,12 @@ class _Marks:
         self.navigations = navigation.navigation_log(tab).requested
 
 
-def respond(ctx: Context, before: _Marks, deadline: float, extra: dict, *,
-            blocked: bool = False) -> dict:
+def respond(
+    ctx: Context, before: _Marks, deadline: float, extra: dict, *, blocked: bool = False
+) -> dict:
     """Settle, then the page's state after the action (DESIGN.md §8), `extra` after url and
     title."""
-    known = extra.pop(STATE, None)      # (url, title) the action already read
+    known = extra.pop(STATE, None)  # (url, title) the action already read
     page = _settled(ctx, before, deadline, known, blocked)
     return {**page, **extra, **_aftermath(ctx, before, blocked)}
 
@@ -116,15 +123,16 @@ def _settled(ctx: Context, before: _Marks, deadline: float, known, blocked: bool
         page = {"url": tab.url, "title": tab.title}
     else:
         page = _page_state(tab, deadline)
-    if blocked or tab.closed.is_set() or state.pending:    # read again: reading the page
-        return page                                          # may have met a dialog
+    if blocked or tab.closed.is_set() or state.pending:  # read again: reading the page
+        return page  # may have met a dialog
     tab.session.connection.events.flush(max(0.05, min(1.0, deadline - time.monotonic())))
-    if navigation.navigation_log(tab).requested > before.navigations:   # a link, a form submit
+    if navigation.navigation_log(tab).requested > before.navigations:  # a link, a form submit
         _wait_navigation(tab, before, deadline)
         page = _page_state(tab, deadline)
     if tracker.windows > before.windows:
-        settle.wait_for_popups(ctx.browser, tab, before.started, tracker.windows - before.windows,
-                               deadline)
+        settle.wait_for_popups(
+            ctx.browser, tab, before.started, tracker.windows - before.windows, deadline
+        )
     if tracker.seq > before.requests:
         tracker.settle(before.requests, deadline)
         page = _page_state(tab, deadline)
@@ -166,9 +174,17 @@ def _page_state(tab: Tab, deadline: float) -> dict:
     if dialogs.state(tab).pending:
         return {"url": tab.url, "title": tab.title}
     try:
-        value = guarded_call(tab, tab.session, "Runtime.evaluate",
-                             {"expression": "[location.href, document.title]", "returnByValue": True},
-                             max(deadline, time.monotonic() + 0.5)).get("result", {}).get("value")
+        value = (
+            guarded_call(
+                tab,
+                tab.session,
+                "Runtime.evaluate",
+                {"expression": "[location.href, document.title]", "returnByValue": True},
+                max(deadline, time.monotonic() + 0.5),
+            )
+            .get("result", {})
+            .get("value")
+        )
     except (errors.ClawdError, DialogOpened):
         value = None
     if isinstance(value, list) and len(value) == 2:
@@ -178,7 +194,9 @@ def _page_state(tab: Tab, deadline: float) -> dict:
 
 def _run_batch(ctx: Context, action: Action) -> dict:
     stop = action.args.get("stopOnError", True)
-    batch_deadline = time.monotonic() + action.args["timeoutMs"] / 1000 if "timeoutMs" in action.args else None
+    batch_deadline = (
+        time.monotonic() + action.args["timeoutMs"] / 1000 if "timeoutMs" in action.args else None
+    )
     results = []
     before = _Marks(ctx.tab, ctx.browser)
     for child in action.children:
@@ -214,9 +232,16 @@ def click_coords(ctx: Context, a: dict, deadline: float) -> None:
 
 
 def _click_at(ctx: Context, a: dict, x: float, y: float, deadline: float) -> None:
-    pinput.click_at(ctx.tab, x, y, deadline, button=a.get("button", "left"),
-                    modifiers=keys.modifier_mask(a.get("modifiers", [])), double=a.get("doubleClick", False),
-                    delay_ms=a.get("delayMs", 0))
+    pinput.click_at(
+        ctx.tab,
+        x,
+        y,
+        deadline,
+        button=a.get("button", "left"),
+        modifiers=keys.modifier_mask(a.get("modifiers", [])),
+        double=a.get("doubleClick", False),
+        delay_ms=a.get("delayMs", 0),
+    )
 
 
 def hover(ctx: Context, a: dict, deadline: float) -> None:
@@ -228,8 +253,13 @@ def hover(ctx: Context, a: dict, deadline: float) -> None:
 def scroll_into_view(ctx: Context, a: dict, deadline: float) -> None:
     element = ctx.element(a["ref"], deadline)
     pinput.prepare(element, deadline)
-    guarded_call(ctx.tab, element.session, "DOM.scrollIntoViewIfNeeded",
-                 {"objectId": element.object_id}, deadline)
+    guarded_call(
+        ctx.tab,
+        element.session,
+        "DOM.scrollIntoViewIfNeeded",
+        {"objectId": element.object_id},
+        deadline,
+    )
 
 
 def type_text(ctx: Context, a: dict, deadline: float) -> None:
@@ -265,13 +295,20 @@ def drag_between(tab: Tab, start: tuple, end: tuple, deadline: float) -> None:
         pinput.mouse_move(tab, sx, sy, deadline)
         pinput.mouse_button(tab, "mousePressed", sx, sy, deadline)
         for step in (0.1, 0.5, 1.0):
-            pinput.mouse_move(tab, sx + (ex - sx) * step, sy + (ey - sy) * step, deadline, buttons=1)
+            pinput.mouse_move(
+                tab, sx + (ex - sx) * step, sy + (ey - sy) * step, deadline, buttons=1
+            )
         session.connection.events.flush(max(0.05, min(1.0, deadline - time.monotonic())))
         if intercepted.done:
             data = intercepted.params["data"]
             for kind in ("dragEnter", "dragOver", "drop"):
-                guarded_call(tab, session, "Input.dispatchDragEvent",
-                             {"type": kind, "x": ex, "y": ey, "data": data}, deadline)
+                guarded_call(
+                    tab,
+                    session,
+                    "Input.dispatchDragEvent",
+                    {"type": kind, "x": ex, "y": ey, "data": data},
+                    deadline,
+                )
         pinput.mouse_button(tab, "mouseReleased", ex, ey, deadline)
     finally:
         intercepted.unsubscribe()
@@ -289,8 +326,13 @@ def fill(ctx: Context, a: dict, deadline: float) -> dict:
 
 
 def resize(ctx: Context, a: dict, deadline: float) -> dict:
-    guarded_call(ctx.tab, ctx.tab.session, "Emulation.setDeviceMetricsOverride",
-                 {"width": a["width"], "height": a["height"], "deviceScaleFactor": 0, "mobile": False}, deadline)
+    guarded_call(
+        ctx.tab,
+        ctx.tab.session,
+        "Emulation.setDeviceMetricsOverride",
+        {"width": a["width"], "height": a["height"], "deviceScaleFactor": 0, "mobile": False},
+        deadline,
+    )
     return {"viewport": {"width": a["width"], "height": a["height"]}}
 
 
@@ -319,4 +361,5 @@ def _page_function(kind: acts.Kind) -> Callable[[Context, dict, float], Any]:
 
 _MODULES = {"actions": sys.modules[__name__], "forms": forms, "waits": waits}
 HANDLERS: dict[str, Callable[[Context, dict, float], Any]] = {
-    kind.name: _page_function(kind) for kind in acts.KINDS.values() if kind.runs}
+    kind.name: _page_function(kind) for kind in acts.KINDS.values() if kind.runs
+}

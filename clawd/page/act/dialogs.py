@@ -2,6 +2,7 @@
 records each opened dialog as pending with a `dialogId` (or answers it at once when an answer was
 armed), `answer()` closes one, and `guarded_call()` is how actions talk to a page so that a dialog
 opening mid-action ends the action promptly instead of hanging it."""
+
 from __future__ import annotations
 
 import itertools
@@ -27,17 +28,22 @@ class DialogOpened(Exception):
 class DialogState:
     def __init__(self):
         self._lock = threading.Lock()
-        self.pending: list[dict] = []           # {dialogId, type, message, ...} + "_session"
-        self.handled: list[dict] = []           # recently answered dialogs, newest last
-        self.armed: dict | None = None          # {accept, promptText} for the next dialog
+        self.pending: list[dict] = []  # {dialogId, type, message, ...} + "_session"
+        self.handled: list[dict] = []  # recently answered dialogs, newest last
+        self.armed: dict | None = None  # {accept, promptText} for the next dialog
         self._wakers: set[threading.Event] = set()
         self.opened_count = 0
 
     # -- the event side (dispatcher thread) -------------------------------------------------
     def on_opening(self, session: Session, params: dict) -> None:
-        dialog = {"dialogId": f"d{next(_ids)}", "type": params.get("type", "alert"),
-                  "message": params.get("message", ""), "url": params.get("url", ""),
-                  "_session": session, "_opened": time.monotonic()}
+        dialog = {
+            "dialogId": f"d{next(_ids)}",
+            "type": params.get("type", "alert"),
+            "message": params.get("message", ""),
+            "url": params.get("url", ""),
+            "_session": session,
+            "_opened": time.monotonic(),
+        }
         if params.get("type") == "prompt":
             dialog["defaultPrompt"] = params.get("defaultPrompt", "")
         with self._lock:
@@ -83,10 +89,14 @@ class DialogState:
     def answer(self, dialog: dict, accept: bool, prompt_text: str | None, timeout: float) -> dict:
         answer = {"accept": accept, "promptText": prompt_text}
         try:
-            dialog["_session"].call("Page.handleJavaScriptDialog", _answer_params(answer), timeout=timeout)
-        except errors.CdpError as exc:   # it closed meanwhile (navigation, tab closed)
+            dialog["_session"].call(
+                "Page.handleJavaScriptDialog", _answer_params(answer), timeout=timeout
+            )
+        except errors.CdpError as exc:  # it closed meanwhile (navigation, tab closed)
             self._drop(dialog)
-            raise errors.DialogNotFound(f"dialog {dialog['dialogId']} is no longer open: {exc.message}") from None
+            raise errors.DialogNotFound(
+                f"dialog {dialog['dialogId']} is no longer open: {exc.message}"
+            ) from None
         self._drop(dialog)
         return self._remember(dialog, answer)
 
@@ -153,16 +163,22 @@ def check_not_blocked(tab: Tab) -> None:
     if pending:
         first = pending[0]
         raise errors.ActBlockedByDialog(
-            f"tab {tab.tab_id} is blocked by a {first['type']} dialog ({first['message'][:120]!r}); "
-            "answer it with POST /hooks/dialog {accept, promptText?, dialogId?}", dialog=first, pending=pending)
+            f"tab {tab.tab_id} is blocked by a {first['type']} dialog "
+            f"({first['message'][:120]!r}); "
+            "answer it with POST /hooks/dialog {accept, promptText?, dialogId?}",
+            dialog=first,
+            pending=pending,
+        )
 
 
-def guarded_call(tab: Tab, session: Session, method: str, params: dict | None, deadline: float) -> dict:
+def guarded_call(
+    tab: Tab, session: Session, method: str, params: dict | None, deadline: float
+) -> dict:
     """session.call() that gives up when a dialog opens on the tab (DialogOpened) or the action's
     deadline passes (ActTimeout), whichever comes first."""
     dialogs = state(tab)
     wake = threading.Event()
-    dialogs.add_waker(wake)   # before looking at pending: a dialog opening now still wakes us
+    dialogs.add_waker(wake)  # before looking at pending: a dialog opening now still wakes us
     try:
         if dialogs.pending:
             raise DialogOpened()
@@ -182,6 +198,8 @@ def guarded_call(tab: Tab, session: Session, method: str, params: dict | None, d
         try:
             return future.result()
         except errors.CdpTimeout:
-            raise errors.ActTimeout(f"{method} did not answer before the action's deadline") from None
+            raise errors.ActTimeout(
+                f"{method} did not answer before the action's deadline"
+            ) from None
     finally:
         dialogs.remove_waker(wake)

@@ -2,6 +2,7 @@
 $CLAWD_HOME/downloads under a sanitized unique name (Browser.setDownloadBehavior allowAndName into
 a staging directory, moved when complete, so a reported file is always whole). Each download is
 reported once: in the response of the action that caused it, or by the next wait."""
+
 from __future__ import annotations
 
 import itertools
@@ -20,7 +21,7 @@ from clawd.security.paths import confine, safe_filename, unique_path
 log = logging.getLogger("clawd.page")
 
 STAGING = ".incoming"
-_managers: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_managers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _managers_lock = threading.Lock()
 
 
@@ -43,8 +44,10 @@ class DownloadManager:
         events = self.root.connection.events
         events.subscribe("Browser.downloadWillBegin", self._on_begin, None)
         events.subscribe("Browser.downloadProgress", self._on_progress, None)
-        self.root.call("Browser.setDownloadBehavior", {"behavior": "allowAndName", "eventsEnabled": True,
-                                                       "downloadPath": str(self.staging)})
+        self.root.call(
+            "Browser.setDownloadBehavior",
+            {"behavior": "allowAndName", "eventsEnabled": True, "downloadPath": str(self.staging)},
+        )
 
     def register(self, tab: Tab) -> None:
         with self._cond:
@@ -60,9 +63,15 @@ class DownloadManager:
         with self._cond:
             tab = self._tabs.get(params.get("frameId", ""))
             self.seq = next(self._seq)
-            item = {"guid": params["guid"], "url": params.get("url", ""),
-                    "suggestedFilename": params.get("suggestedFilename", ""), "state": "inProgress",
-                    "_seq": self.seq, "_claimed": False, "_started": time.monotonic()}
+            item = {
+                "guid": params["guid"],
+                "url": params.get("url", ""),
+                "suggestedFilename": params.get("suggestedFilename", ""),
+                "state": "inProgress",
+                "_seq": self.seq,
+                "_claimed": False,
+                "_started": time.monotonic(),
+            }
             if tab is not None:
                 item["tabId"] = tab.tab_id
             self._items.append(item)
@@ -82,18 +91,19 @@ class DownloadManager:
                 log.warning("download %s could not be saved: %s", item["url"], exc)
                 item.update(state="failed", error=str(exc))
         else:
-            item["state"] = params["state"]   # canceled
+            item["state"] = params["state"]  # canceled
         with self._cond:
             self._by_guid.pop(item["guid"], None)
             self._cond.notify_all()
 
     def _move(self, item: dict, source: pathlib.Path, name: str | None) -> pathlib.Path:
-        """Link under a free name (never overwriting: link fails on an existing name), drop the old."""
+        """Link under a free name (never overwriting: link fails on an existing name),
+        drop the old."""
         wanted = safe_filename(name or item["suggestedFilename"] or item["url"].rsplit("/", 1)[-1])
         directory = self.directory
         if name and os.sep in name.strip(os.sep):
             directory = confine(self.directory, os.path.dirname(name), must_exist=True, kind="dir")
-        if _same_file(directory / wanted, source):   # renamed to the name it already has
+        if _same_file(directory / wanted, source):  # renamed to the name it already has
             return source
         for _ in range(100):
             target = unique_path(directory, wanted)
@@ -120,13 +130,20 @@ class DownloadManager:
         with self._cond:
             while True:
                 # with `after`, the download the caller caused, even if an act response showed it
-                item = next((i for i in self._items
-                             if (i["_seq"] > after if after is not None else not i["_claimed"])), None)
+                item = next(
+                    (
+                        i
+                        for i in self._items
+                        if (i["_seq"] > after if after is not None else not i["_claimed"])
+                    ),
+                    None,
+                )
                 if item is not None and item["state"] != "inProgress":
                     item["_claimed"] = True
                     if item["state"] != "completed":
-                        raise errors.ClawdError(f"download of {item['url']} {item['state']}",
-                                                download=public(item))
+                        raise errors.ClawdError(
+                            f"download of {item['url']} {item['state']}", download=public(item)
+                        )
                     return public(item)
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -176,7 +193,9 @@ class DownloadHook:
             manager = _managers.get(connection)
             fresh = manager is None
             if fresh:
-                manager = _managers[connection] = DownloadManager(Session(connection), self.directory)
+                manager = _managers[connection] = DownloadManager(
+                    Session(connection), self.directory
+                )
         manager.register(tab)
         if fresh:
             manager.start()

@@ -1,6 +1,7 @@
 """File uploads: the tab hook intercepts file choosers (Page.setInterceptFileChooserDialog), so a
 chooser a click opens is satisfied with armed files or kept pending until files are given; files
 can also be set on a file input directly. Paths are confined to $CLAWD_HOME/uploads."""
+
 from __future__ import annotations
 
 import pathlib
@@ -18,20 +19,25 @@ class ChooserState:
     def __init__(self):
         self._cond = threading.Condition()
         self.armed: list[str] | None = None
-        self.pending: dict | None = None     # {session, backendNodeId, mode}
+        self.pending: dict | None = None  # {session, backendNodeId, mode}
         self.opened = 0
-        self.satisfied: list[dict] = []      # {files, backendNodeId} of armed choosers, newest last
+        self.satisfied: list[dict] = []  # {files, backendNodeId} of armed choosers, newest last
 
     def on_opened(self, session: Session, params: dict) -> None:
-        chooser = {"session": session, "backendNodeId": params.get("backendNodeId"),
-                   "mode": params.get("mode", "selectSingle")}
+        chooser = {
+            "session": session,
+            "backendNodeId": params.get("backendNodeId"),
+            "mode": params.get("mode", "selectSingle"),
+        }
         with self._cond:
             self.opened += 1
             armed, self.armed = self.armed, None
             if armed is None:
                 self.pending = chooser
         if armed is not None:
-            error = _set_files(session, chooser["backendNodeId"], armed, timeout=5, raise_errors=False)
+            error = _set_files(
+                session, chooser["backendNodeId"], armed, timeout=5, raise_errors=False
+            )
             with self._cond:
                 self.satisfied.append({"files": armed, "error": error, "seq": self.opened})
                 del self.satisfied[:-10]
@@ -40,7 +46,7 @@ class ChooserState:
 
     def arm(self, files: list[str]) -> None:
         with self._cond:
-            self.armed = list(files)     # the last arm wins
+            self.armed = list(files)  # the last arm wins
 
     def take_pending(self) -> dict | None:
         with self._cond:
@@ -60,10 +66,20 @@ class ChooserState:
                 self._cond.wait(left)
 
 
-def _set_files(session: Session, backend_node_id, files: list[str], *, timeout: float,
-               raise_errors: bool = True) -> str | None:
+def _set_files(
+    session: Session,
+    backend_node_id,
+    files: list[str],
+    *,
+    timeout: float,
+    raise_errors: bool = True,
+) -> str | None:
     try:
-        session.call("DOM.setFileInputFiles", {"files": files, "backendNodeId": backend_node_id}, timeout=timeout)
+        session.call(
+            "DOM.setFileInputFiles",
+            {"files": files, "backendNodeId": backend_node_id},
+            timeout=timeout,
+        )
     except errors.CdpError as exc:
         if raise_errors:
             raise errors.ActInvalidRequest(f"the files could not be set: {exc.message}") from None
@@ -94,7 +110,9 @@ def confined_paths(uploads: pathlib.Path, paths: list) -> list[str]:
     return [str(confine(uploads, p)) for p in paths]
 
 
-def set_input_files(session: Session, backend_node_id: int, files: list[str], timeout: float) -> None:
+def set_input_files(
+    session: Session, backend_node_id: int, files: list[str], timeout: float
+) -> None:
     _set_files(session, backend_node_id, files, timeout=timeout)
 
 
@@ -106,7 +124,12 @@ def file_input(tab: Tab, selector: str, timeout: float) -> int:
     attributes = node.get("attributes") or []
     kind = dict(zip(attributes[0::2], attributes[1::2])).get("type", "").strip().lower()
     if node.get("nodeName") != "INPUT" or kind != "file":
-        what = f"<input type={kind or 'text'}>" if node.get("nodeName") == "INPUT" else \
-            f"<{node.get('localName') or node.get('nodeName', '?').lower()}>"
-        raise errors.ActInvalidRequest(f"element: {selector!r} matches {what}, not an <input type=file>")
+        what = (
+            f"<input type={kind or 'text'}>"
+            if node.get("nodeName") == "INPUT"
+            else f"<{node.get('localName') or node.get('nodeName', '?').lower()}>"
+        )
+        raise errors.ActInvalidRequest(
+            f"element: {selector!r} matches {what}, not an <input type=file>"
+        )
     return backend

@@ -1,19 +1,21 @@
 """Form controls for POST /act: text entry as typing does it (type, fill), choosing <select>
 options (select, fill), and checking boxes to a wanted state (check, uncheck, fill). Errors name
 the element."""
+
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from clawd import errors
 from clawd.coerce import as_bool
-from clawd.page.act import input as pinput, keys
+from clawd.page.act import input as pinput
+from clawd.page.act import keys
 
 E = errors.ActInvalidRequest
 CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
-ONE_OF_GROUP = ("radio", "menuitemradio")      # checked by choosing another, never unchecked
-STATE_SETTLE = 1.0     # seconds a page may take to show the state a click asked for
+ONE_OF_GROUP = ("radio", "menuitemradio")  # checked by choosing another, never unchecked
+STATE_SETTLE = 1.0  # seconds a page may take to show the state a click asked for
 
 _FOCUS_AND_SELECT = """function() {
   const el = this;
@@ -22,7 +24,8 @@ _FOCUS_AND_SELECT = """function() {
     if (['checkbox', 'radio', 'file', 'button', 'submit', 'reset', 'image', 'hidden'].includes(t))
       return 'not-editable:input type=' + t;
     if (el.readOnly) return 'readonly';
-    if (['date', 'time', 'datetime-local', 'month', 'week', 'range', 'color'].includes(t)) return 'value';
+    if (['date', 'time', 'datetime-local', 'month', 'week', 'range', 'color'].includes(t))
+      return 'value';
     el.focus();
     el.select();
     return 'ok';
@@ -50,7 +53,9 @@ _SET_VALUE = """function(value) {
 }"""
 
 
-def enter_text(element: pinput.Element, text: str, deadline: float, *, slowly: bool = False) -> None:
+def enter_text(
+    element: pinput.Element, text: str, deadline: float, *, slowly: bool = False
+) -> None:
     """Replace the element's text as typing does: focus, select all, then input events."""
     pinput.prepare(element, deadline)
     how = element.call(_FOCUS_AND_SELECT, deadline=deadline)
@@ -58,7 +63,7 @@ def enter_text(element: pinput.Element, text: str, deadline: float, *, slowly: b
         raise errors.ActElementDisabled(f"{element.describe()} is read-only")
     if isinstance(how, str) and how.startswith("not-editable"):
         raise E(f"ref: {element.describe()} does not take text ({how.split(':', 1)[1]})")
-    if how == "value":   # date/time/range/color pickers take no typed text in Chromium
+    if how == "value":  # date/time/range/color pickers take no typed text in Chromium
         if not element.call(_SET_VALUE, text, deadline=deadline):
             raise E(f"text: {text!r} is not a valid value for {element.describe()}")
         return
@@ -78,7 +83,8 @@ _SELECT = """function(wanted) {
   for (const w of wanted) {
     const found = options.find(o => o.value === w) || options.find(o => o.label.trim() === w.trim())
       || options.find(o => o.textContent.trim() === w.trim());
-    if (!found) return {error: 'missing', value: w, options: options.map(o => o.label.trim() || o.value)};
+    if (!found)
+      return {error: 'missing', value: w, options: options.map(o => o.label.trim() || o.value)};
     if (found.disabled) return {error: 'disabled', value: w};
     chosen.push(found);
   }
@@ -96,12 +102,19 @@ def select_options(element: pinput.Element, values: list[str], deadline: float) 
     answer = element.call(_SELECT, values, deadline=deadline) or {}
     problem = answer.get("error")
     if problem == "not-select":
-        raise E(f"ref: {element.describe()} is not a <select> ({answer.get('tag')}); click its options instead")
+        raise E(
+            f"ref: {element.describe()} is not a <select> ({answer.get('tag')}); "
+            "click its options instead"
+        )
     if problem == "missing":
-        raise E(f"values: no option {answer['value']!r} in {element.describe()}; options: "
-                + ", ".join(repr(o) for o in answer.get("options", [])[:30]))
+        raise E(
+            f"values: no option {answer['value']!r} in {element.describe()}; options: "
+            + ", ".join(repr(o) for o in answer.get("options", [])[:30])
+        )
     if problem == "disabled":
-        raise errors.ActElementDisabled(f"option {answer['value']!r} of {element.describe()} is disabled")
+        raise errors.ActElementDisabled(
+            f"option {answer['value']!r} of {element.describe()} is disabled"
+        )
     if problem == "single":
         raise E(f"values: {element.describe()} takes one value, not {len(values)}")
     return answer.get("selected", [])
@@ -132,8 +145,10 @@ def check(ctx, a: dict, deadline: float) -> dict:
     element = ctx.element(a["ref"], deadline)
     found = _field_kind(element, deadline)
     if found.get("kind") not in CHECKABLE:
-        raise E(f"ref: {element.describe()} is not a checkbox, radio or switch; {a['kind']} "
-                "needs one (click other elements with kind click)")
+        raise E(
+            f"ref: {element.describe()} is not a checkbox, radio or switch; {a['kind']} "
+            "needs one (click other elements with kind click)"
+        )
     wanted = a["kind"] == "check"
     changed = set_checked(element, found["kind"], wanted, found.get("checked", False), deadline)
     return {"checked": wanted, "changed": changed}
@@ -148,8 +163,13 @@ def fill(fields: list[dict], element_of: Callable[[str], pinput.Element], deadli
         found = _field_kind(element, deadline)
         kind = found.get("kind", "text")
         if kind in CHECKABLE:
-            set_checked(element, kind, as_bool(value, f"fields[{i}].value", error=E),
-                        found.get("checked", False), deadline)
+            set_checked(
+                element,
+                kind,
+                as_bool(value, f"fields[{i}].value", error=E),
+                found.get("checked", False),
+                deadline,
+            )
         elif kind == "select":
             values = value if isinstance(value, list) else [str(value)]
             select_options(element, [str(v) for v in values], deadline)
@@ -159,19 +179,23 @@ def fill(fields: list[dict], element_of: Callable[[str], pinput.Element], deadli
             enter_text(element, str(value), deadline)
 
 
-def set_checked(element: pinput.Element, kind: str, wanted: bool, checked: bool,
-                deadline: float) -> bool:
+def set_checked(
+    element: pinput.Element, kind: str, wanted: bool, checked: bool, deadline: float
+) -> bool:
     """Click the element when it is not in the wanted state; True when it clicked."""
     if wanted == checked:
         return False
     if kind in ONE_OF_GROUP and not wanted:
-        raise E(f"{element.describe()} is a radio button: it cannot be unchecked; check another "
-                "one of its group")
+        raise E(
+            f"{element.describe()} is a radio button: it cannot be unchecked; check another "
+            "one of its group"
+        )
     x, y = pinput.clickable_point(element, deadline)
     pinput.click_at(element.tab, x, y, deadline)
     if not _reached(element, wanted, deadline):
-        raise E(f"clicking {element.describe()} did not make it "
-                f"{'checked' if wanted else 'unchecked'}")
+        raise E(
+            f"clicking {element.describe()} did not make it {'checked' if wanted else 'unchecked'}"
+        )
     return True
 
 

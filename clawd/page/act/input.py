@@ -3,6 +3,7 @@ zero-size, scrolled into view of its frame and of the tab, its center from DOM.g
 in the tab's viewport, hit-tested for anything covering it), and mouse and keyboard events over
 Input.dispatchMouseEvent/dispatchKeyEvent/insertText. Every page call goes through
 dialogs.guarded_call with the action's deadline."""
+
 from __future__ import annotations
 
 import time
@@ -45,14 +46,15 @@ _DESCRIBE = """function() {
   const el = this.nodeType === 1 ? this : this.parentElement;
   if (!el) return {tag: '#text'};
   const text = (el.getAttribute('aria-label') || el.innerText || el.textContent || '').trim();
-  return {tag: el.tagName.toLowerCase(), id: el.id || undefined, role: el.getAttribute('role') || undefined,
-          text: text.slice(0, 80)};
+  return {tag: el.tagName.toLowerCase(), id: el.id || undefined,
+          role: el.getAttribute('role') || undefined, text: text.slice(0, 80)};
 }"""
 
 
 @dataclass
 class Element:
     """An element resolved from a ref, ready to be acted on."""
+
     tab: Tab
     session: Session
     backend_node_id: int
@@ -63,12 +65,19 @@ class Element:
 
     def call(self, function: str, *args, deadline: float, by_value: bool = True):
         """Run `function` with the element as `this`; returns the value (or the remote object)."""
-        params = {"functionDeclaration": function, "objectId": self.object_id, "returnByValue": by_value,
-                  "arguments": [_argument(a) for a in args], "awaitPromise": True}
+        params = {
+            "functionDeclaration": function,
+            "objectId": self.object_id,
+            "returnByValue": by_value,
+            "arguments": [_argument(a) for a in args],
+            "awaitPromise": True,
+        }
         answer = guarded_call(self.tab, self.session, "Runtime.callFunctionOn", params, deadline)
         if "exceptionDetails" in answer:
-            raise errors.ActInvalidRequest(f"the page refused the action on {self.describe()}: "
-                                           f"{exception_message(answer['exceptionDetails'])}")
+            raise errors.ActInvalidRequest(
+                f"the page refused the action on {self.describe()}: "
+                f"{exception_message(answer['exceptionDetails'])}"
+            )
         result = answer.get("result", {})
         return result.get("value") if by_value else result
 
@@ -94,14 +103,27 @@ def exception_message(details: dict) -> str:
 def element_for(tab: Tab, resolved, deadline: float) -> Element:
     """An Element from a refs.ResolvedRef (session, backend_node_id, role, name, ref)."""
     try:
-        answer = guarded_call(tab, resolved.session, "DOM.resolveNode",
-                              {"backendNodeId": resolved.backend_node_id}, deadline)
+        answer = guarded_call(
+            tab,
+            resolved.session,
+            "DOM.resolveNode",
+            {"backendNodeId": resolved.backend_node_id},
+            deadline,
+        )
     except errors.CdpError:
-        raise errors.ActElementDetached(f"{resolved.role} {resolved.name!r} [{resolved.ref}] is no longer in "
-                                        "the page; take a new snapshot") from None
-    return Element(tab, resolved.session, resolved.backend_node_id, answer["object"]["objectId"],
-                   ref=getattr(resolved, "ref", ""), role=getattr(resolved, "role", ""),
-                   name=getattr(resolved, "name", ""))
+        raise errors.ActElementDetached(
+            f"{resolved.role} {resolved.name!r} [{resolved.ref}] is no longer in "
+            "the page; take a new snapshot"
+        ) from None
+    return Element(
+        tab,
+        resolved.session,
+        resolved.backend_node_id,
+        answer["object"]["objectId"],
+        ref=getattr(resolved, "ref", ""),
+        role=getattr(resolved, "role", ""),
+        name=getattr(resolved, "name", ""),
+    )
 
 
 # -- where to click -------------------------------------------------------------------------------
@@ -120,7 +142,9 @@ def prepare(element: Element, deadline: float, *, scroll: bool = True) -> dict:
     if state == "hidden":
         raise errors.ActElementHidden(f"{what} is not visible")
     if state == "zero-size":
-        raise errors.ActElementHidden(f"{what} has no size (zero width or height)", reason="zero-size")
+        raise errors.ActElementHidden(
+            f"{what} has no size (zero width or height)", reason="zero-size"
+        )
     if scroll and answer.get("framed"):
         _scroll_frames_into_view(element, deadline)
     return answer
@@ -131,20 +155,35 @@ def _scroll_frames_into_view(element: Element, deadline: float) -> None:
     the fold, or scrolled away inside a box of its parent. Chrome scrolls every ancestor, across
     processes, and only those that need it (a no-op when the element is already in view)."""
     try:
-        guarded_call(element.tab, element.session, "DOM.scrollIntoViewIfNeeded",
-                     {"objectId": element.object_id}, deadline)
+        guarded_call(
+            element.tab,
+            element.session,
+            "DOM.scrollIntoViewIfNeeded",
+            {"objectId": element.object_id},
+            deadline,
+        )
     except errors.CdpError:
         raise errors.ActElementHidden(f"{element.describe()} has no box on the page") from None
 
 
-def clickable_point(element: Element, deadline: float, *, check_covered: bool = True) -> tuple[float, float]:
+def clickable_point(
+    element: Element, deadline: float, *, check_covered: bool = True
+) -> tuple[float, float]:
     """The element's visible center in the tab's viewport, after prepare(); covered -> 409."""
     viewport = prepare(element, deadline)
     if element.session is not element.tab.session:
         _await_frames(element.tab, deadline)
     try:
-        quads = guarded_call(element.tab, element.session, "DOM.getContentQuads",
-                             {"objectId": element.object_id}, deadline).get("quads") or []
+        quads = (
+            guarded_call(
+                element.tab,
+                element.session,
+                "DOM.getContentQuads",
+                {"objectId": element.object_id},
+                deadline,
+            ).get("quads")
+            or []
+        )
     except errors.CdpError:
         raise errors.ActElementHidden(f"{element.describe()} has no box on the page") from None
     # quads are in the viewport of the element's process's top frame: the tab's own for the page
@@ -161,7 +200,9 @@ def clickable_point(element: Element, deadline: float, *, check_covered: bool = 
 _FRAMES = """new Promise(done => {
   let left = 3;
   const timer = setTimeout(done, 250);   // a page that draws no frames (hidden) is not waited for
-  const next = () => { if (--left <= 0) { clearTimeout(timer); done(); } else requestAnimationFrame(next); };
+  const next = () => {
+    if (--left <= 0) { clearTimeout(timer); done(); } else requestAnimationFrame(next);
+  };
   requestAnimationFrame(next);
 })"""
 
@@ -170,24 +211,30 @@ def _await_frames(tab: Tab, deadline: float) -> None:
     """Chrome routes a mouse event into an out-of-process iframe by where the last frame it drew
     shows that iframe: after a scroll, an event sent at once goes to the old place (a hover is
     lost). Let the page draw its new position first."""
-    guarded_call(tab, tab.session, "Runtime.evaluate",
-                 {"expression": _FRAMES, "awaitPromise": True, "returnByValue": True}, deadline)
+    guarded_call(
+        tab,
+        tab.session,
+        "Runtime.evaluate",
+        {"expression": _FRAMES, "awaitPromise": True, "returnByValue": True},
+        deadline,
+    )
 
 
 def _shifted(quad: list, dx: float, dy: float) -> list:
     return [v + (dy if i % 2 else dx) for i, v in enumerate(quad)]
 
 
-def _visible_area(element: Element, viewport: dict, ox: float, oy: float,
-                  deadline: float) -> tuple[float, float, float, float]:
+def _visible_area(
+    element: Element, viewport: dict, ox: float, oy: float, deadline: float
+) -> tuple[float, float, float, float]:
     """(left, top, right, bottom) of the tab's viewport a point on the element can be in."""
-    if not viewport.get("framed"):   # the element's own window is the tab's viewport
+    if not viewport.get("framed"):  # the element's own window is the tab's viewport
         return 0.0, 0.0, viewport.get("width") or 1e9, viewport.get("height") or 1e9
     tab = element.tab
     right, bottom = _layout_size(tab, tab.session, deadline)
     if element.session is tab.session:
         return 0.0, 0.0, right, bottom
-    width, height = _layout_size(tab, element.session, deadline)   # the out-of-process frame's
+    width, height = _layout_size(tab, element.session, deadline)  # the out-of-process frame's
     return max(ox, 0.0), max(oy, 0.0), min(ox + width, right), min(oy + height, bottom)
 
 
@@ -213,43 +260,74 @@ def _center(quads: list, area: tuple[float, float, float, float]) -> tuple[float
 def _check_hit(element: Element, x: float, y: float, deadline: float) -> None:
     tab, session = element.tab, element.session
     try:
-        hit = guarded_call(tab, session, "DOM.getNodeForLocation",
-                           {"x": int(x), "y": int(y), "includeUserAgentShadowDOM": False,
-                            "ignorePointerEventsNone": True}, deadline)
+        hit = guarded_call(
+            tab,
+            session,
+            "DOM.getNodeForLocation",
+            {
+                "x": int(x),
+                "y": int(y),
+                "includeUserAgentShadowDOM": False,
+                "ignorePointerEventsNone": True,
+            },
+            deadline,
+        )
     except errors.CdpError:
-        return   # nothing there to cover it (the point is on the element's own edge)
+        return  # nothing there to cover it (the point is on the element's own edge)
     hit_id = hit.get("backendNodeId")
     if hit_id is None or hit_id == element.backend_node_id:
         return
-    other = guarded_call(tab, session, "DOM.resolveNode", {"backendNodeId": hit_id}, deadline)["object"]
+    other = guarded_call(tab, session, "DOM.resolveNode", {"backendNodeId": hit_id}, deadline)[
+        "object"
+    ]
     if element.call(_CONTAINS, other, deadline=deadline):
         return
     covering = describe_node(tab, session, hit_id, other, deadline)
     label = f"{covering['role']} {covering['name']!r}" if covering.get("name") else covering["role"]
-    raise errors.ActElementCovered(f"{element.describe()} is covered by {label} at ({x:.0f}, {y:.0f}); "
-                                   "close or scroll away what covers it, or act on that element",
-                                   covering=covering)
+    raise errors.ActElementCovered(
+        f"{element.describe()} is covered by {label} at ({x:.0f}, {y:.0f}); "
+        "close or scroll away what covers it, or act on that element",
+        covering=covering,
+    )
 
 
-def describe_node(tab: Tab, session: Session, backend_node_id: int, remote: dict, deadline: float) -> dict:
+def describe_node(
+    tab: Tab, session: Session, backend_node_id: int, remote: dict, deadline: float
+) -> dict:
     """Role and accessible name of a node (its nearest meaningful accessibility ancestor)."""
     found: dict = {}
     try:
-        tree = guarded_call(tab, session, "Accessibility.getPartialAXTree",
-                            {"backendNodeId": backend_node_id, "fetchRelatives": True}, deadline)
+        tree = guarded_call(
+            tab,
+            session,
+            "Accessibility.getPartialAXTree",
+            {"backendNodeId": backend_node_id, "fetchRelatives": True},
+            deadline,
+        )
         found = _meaningful_ax(tree.get("nodes") or [], backend_node_id)
     except errors.CdpError:
         pass
     try:
-        answer = guarded_call(tab, session, "Runtime.callFunctionOn",
-                              {"functionDeclaration": _DESCRIBE, "objectId": remote["objectId"],
-                               "returnByValue": True}, deadline)
+        answer = guarded_call(
+            tab,
+            session,
+            "Runtime.callFunctionOn",
+            {
+                "functionDeclaration": _DESCRIBE,
+                "objectId": remote["objectId"],
+                "returnByValue": True,
+            },
+            deadline,
+        )
         dom = answer.get("result", {}).get("value") or {}
     except errors.CdpError:
         dom = {}
-    return {"role": found.get("role") or dom.get("role") or "generic",
-            "name": found.get("name") or dom.get("text") or "", "tag": dom.get("tag"),
-            **({"id": dom["id"]} if dom.get("id") else {})}
+    return {
+        "role": found.get("role") or dom.get("role") or "generic",
+        "name": found.get("name") or dom.get("text") or "",
+        "tag": dom.get("tag"),
+        **({"id": dom["id"]} if dom.get("id") else {}),
+    }
 
 
 def _meaningful_ax(nodes: list, backend_node_id: int) -> dict:
@@ -271,9 +349,12 @@ def frame_offset(tab: Tab, session: Session, deadline: float) -> tuple[float, fl
         if parent is session:
             continue
         try:
-            owner = guarded_call(tab, parent, "DOM.getFrameOwner", {"frameId": session.target_id}, deadline)
-            box = guarded_call(tab, parent, "DOM.getBoxModel",
-                               {"backendNodeId": owner["backendNodeId"]}, deadline)["model"]
+            owner = guarded_call(
+                tab, parent, "DOM.getFrameOwner", {"frameId": session.target_id}, deadline
+            )
+            box = guarded_call(
+                tab, parent, "DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]}, deadline
+            )["model"]
         except errors.CdpError:
             continue
         px, py = frame_offset(tab, parent, deadline)
@@ -282,28 +363,88 @@ def frame_offset(tab: Tab, session: Session, deadline: float) -> tuple[float, fl
 
 
 # -- mouse ----------------------------------------------------------------------------------------
-def mouse_move(tab: Tab, x: float, y: float, deadline: float, *, modifiers: int = 0, buttons: int = 0) -> None:
-    guarded_call(tab, tab.session, "Input.dispatchMouseEvent",
-                 {"type": "mouseMoved", "x": x, "y": y, "modifiers": modifiers, "buttons": buttons,
-                  "button": "left" if buttons else "none"}, deadline)
+def mouse_move(
+    tab: Tab, x: float, y: float, deadline: float, *, modifiers: int = 0, buttons: int = 0
+) -> None:
+    guarded_call(
+        tab,
+        tab.session,
+        "Input.dispatchMouseEvent",
+        {
+            "type": "mouseMoved",
+            "x": x,
+            "y": y,
+            "modifiers": modifiers,
+            "buttons": buttons,
+            "button": "left" if buttons else "none",
+        },
+        deadline,
+    )
 
 
-def mouse_button(tab: Tab, kind: str, x: float, y: float, deadline: float, *, button: str = "left",
-                 click_count: int = 1, modifiers: int = 0) -> None:
-    guarded_call(tab, tab.session, "Input.dispatchMouseEvent",
-                 {"type": kind, "x": x, "y": y, "button": button, "clickCount": click_count,
-                  "modifiers": modifiers, "buttons": BUTTONS[button] if kind == "mousePressed" else 0},
-                 deadline)
+def mouse_button(
+    tab: Tab,
+    kind: str,
+    x: float,
+    y: float,
+    deadline: float,
+    *,
+    button: str = "left",
+    click_count: int = 1,
+    modifiers: int = 0,
+) -> None:
+    guarded_call(
+        tab,
+        tab.session,
+        "Input.dispatchMouseEvent",
+        {
+            "type": kind,
+            "x": x,
+            "y": y,
+            "button": button,
+            "clickCount": click_count,
+            "modifiers": modifiers,
+            "buttons": BUTTONS[button] if kind == "mousePressed" else 0,
+        },
+        deadline,
+    )
 
 
-def click_at(tab: Tab, x: float, y: float, deadline: float, *, button: str = "left", modifiers: int = 0,
-             double: bool = False, delay_ms: int = 0) -> None:
+def click_at(
+    tab: Tab,
+    x: float,
+    y: float,
+    deadline: float,
+    *,
+    button: str = "left",
+    modifiers: int = 0,
+    double: bool = False,
+    delay_ms: int = 0,
+) -> None:
     mouse_move(tab, x, y, deadline, modifiers=modifiers)
-    for count in ((1, 2) if double else (1,)):
-        mouse_button(tab, "mousePressed", x, y, deadline, button=button, click_count=count, modifiers=modifiers)
+    for count in (1, 2) if double else (1,):
+        mouse_button(
+            tab,
+            "mousePressed",
+            x,
+            y,
+            deadline,
+            button=button,
+            click_count=count,
+            modifiers=modifiers,
+        )
         if delay_ms:
             _sleep(delay_ms / 1000, deadline)
-        mouse_button(tab, "mouseReleased", x, y, deadline, button=button, click_count=count, modifiers=modifiers)
+        mouse_button(
+            tab,
+            "mouseReleased",
+            x,
+            y,
+            deadline,
+            button=button,
+            click_count=count,
+            modifiers=modifiers,
+        )
 
 
 def _sleep(seconds: float, deadline: float) -> None:
@@ -315,9 +456,14 @@ def _sleep(seconds: float, deadline: float) -> None:
 
 # -- keyboard -------------------------------------------------------------------------------------
 def press_chord(tab: Tab, chord: keys.Chord, deadline: float, *, delay_ms: int = 0) -> None:
-    """Modifiers down, the key down and up (`delay_ms` apart, as Playwright's press delay), modifiers up."""
-    if delay_ms and time.monotonic() + delay_ms / 1000 > deadline:   # before any key goes down: none stays held
-        raise errors.ActTimeout(f"delayMs={delay_ms} is longer than the time left of the action's timeout")
+    """Modifiers down, the key down and up (`delay_ms` apart, as Playwright's press delay),
+    modifiers up."""
+    if (
+        delay_ms and time.monotonic() + delay_ms / 1000 > deadline
+    ):  # before any key goes down: none stays held
+        raise errors.ActTimeout(
+            f"delayMs={delay_ms} is longer than the time left of the action's timeout"
+        )
     mask = 0
     for name in chord.modifiers:
         mask |= keys.MODIFIER_BITS[name]
@@ -330,11 +476,19 @@ def press_chord(tab: Tab, chord: keys.Chord, deadline: float, *, delay_ms: int =
 
 def press_key(tab: Tab, key: keys.KeyDef, mask: int, deadline: float, *, delay_ms: int = 0) -> None:
     params = keys.key_event_params(key, mask)
-    _dispatch_key(tab, {**params, "type": "keyDown" if params.get("text") else "rawKeyDown"}, deadline)
+    _dispatch_key(
+        tab, {**params, "type": "keyDown" if params.get("text") else "rawKeyDown"}, deadline
+    )
     if delay_ms:
         _sleep(delay_ms / 1000, deadline)
-    _dispatch_key(tab, {**{k: v for k, v in params.items() if k not in ("text", "unmodifiedText")},
-                        "type": "keyUp"}, deadline)
+    _dispatch_key(
+        tab,
+        {
+            **{k: v for k, v in params.items() if k not in ("text", "unmodifiedText")},
+            "type": "keyUp",
+        },
+        deadline,
+    )
 
 
 def _key_event(tab: Tab, kind: str, key: keys.KeyDef, mask: int, deadline: float) -> None:
@@ -349,7 +503,7 @@ def type_slowly(tab: Tab, text: str, deadline: float) -> None:
     """One key at a time: keyDown (with its text), keyUp, as a person types."""
     for char in text:
         key = keys.CHARACTERS.get(char)
-        if key is None:   # no key on a US keyboard types it: send the text alone
+        if key is None:  # no key on a US keyboard types it: send the text alone
             insert_text(tab, char, deadline)
             continue
         shift = keys.MODIFIER_BITS["Shift"] if char in keys.SHIFTED_CHARS else 0

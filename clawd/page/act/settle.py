@@ -1,6 +1,7 @@
 """Waiting for a page to settle after an action: the tab hook counts the requests of every session
 of a tab (Network domain), so an action can wait for the requests it started, plus a short quiet
 window, without any fixed wait when nothing is in flight; `networkidle` waits use it too."""
+
 from __future__ import annotations
 
 import threading
@@ -9,10 +10,10 @@ import time
 from clawd.browser.tab import StateKey, Tab
 from clawd.cdp.session import Session
 
-SETTLE_LIMIT = 5.0          # requests started by an action get at most this long to finish
-QUIET = 0.1                 # and then this long without a new one
-IDLE = 0.5                  # networkidle: no request in flight for this long
-FORGET_AFTER = 120.0        # a request that never reports its end stops counting after this
+SETTLE_LIMIT = 5.0  # requests started by an action get at most this long to finish
+QUIET = 0.1  # and then this long without a new one
+IDLE = 0.5  # networkidle: no request in flight for this long
+FORGET_AFTER = 120.0  # a request that never reports its end stops counting after this
 
 
 class RequestTracker:
@@ -20,18 +21,23 @@ class RequestTracker:
         self._cond = threading.Condition()
         # (session, requestId) -> (seq, started, url, frameId of a document request or None)
         self._inflight: dict[tuple, tuple[int, float, str, str | None]] = {}
-        self.seq = 0                                           # requests started so far
+        self.seq = 0  # requests started so far
         self.last_change = time.monotonic()
-        self.windows = 0                                       # Page.windowOpen events so far
+        self.windows = 0  # Page.windowOpen events so far
 
     def started(self, session_id, params: dict) -> None:
         key = (session_id, params.get("requestId"))
         now = time.monotonic()
         with self._cond:
-            if key not in self._inflight:      # a redirect keeps its requestId: one request
+            if key not in self._inflight:  # a redirect keeps its requestId: one request
                 self.seq += 1
                 document = params.get("frameId") if params.get("type") == "Document" else None
-                self._inflight[key] = (self.seq, now, (params.get("request") or {}).get("url", "?"), document)
+                self._inflight[key] = (
+                    self.seq,
+                    now,
+                    (params.get("request") or {}).get("url", "?"),
+                    document,
+                )
                 self._forget_old(now)
             self.last_change = now
             self._cond.notify_all()
@@ -75,8 +81,9 @@ class RequestTracker:
         shown = [f"{url[:120]} ({now - started:.1f} s)" for _, started, url, _ in oldest[:most]]
         return ", ".join(shown) + (f" and {len(oldest) - most} more" if len(oldest) > most else "")
 
-    def settle(self, since_seq: int, deadline: float, *, limit: float = SETTLE_LIMIT,
-               quiet: float = QUIET) -> bool:
+    def settle(
+        self, since_seq: int, deadline: float, *, limit: float = SETTLE_LIMIT, quiet: float = QUIET
+    ) -> bool:
         """Wait until every request started after `since_seq` has finished and `quiet` seconds
         passed without a change; returns at once when the action started none."""
         end = min(deadline, time.monotonic() + limit)
@@ -89,7 +96,9 @@ class RequestTracker:
                     return True
                 if now >= end:
                     return False
-                wait = end - now if self._busy_since(since_seq) else quiet - (now - self.last_change)
+                wait = (
+                    end - now if self._busy_since(since_seq) else quiet - (now - self.last_change)
+                )
                 self._cond.wait(max(0.005, min(wait, end - now)))
 
     def idle(self, deadline: float, quiet: float = IDLE) -> bool:
@@ -116,7 +125,9 @@ class NetworkHook:
         session.on("Network.requestWillBeSent", lambda p: tracker.started(sid, p))
         session.on("Network.loadingFinished", lambda p: tracker.finished(sid, p))
         session.on("Network.loadingFailed", lambda p: tracker.finished(sid, p))
-        session.on("Page.frameStoppedLoading", lambda p: tracker.frame_stopped(sid, p.get("frameId")))
+        session.on(
+            "Page.frameStoppedLoading", lambda p: tracker.frame_stopped(sid, p.get("frameId"))
+        )
         session.call("Network.enable")
 
     def detach(self, tab: Tab) -> None:

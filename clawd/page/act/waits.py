@@ -1,6 +1,7 @@
 """The `wait` act kind (time, text, textGone, selector, url glob, loadState, fn; in that order) and
 `evaluate` (a function source run in the page, awaited, returned by value). Conditions are polled
 with deadlines; every page call is dialog-guarded."""
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ from clawd.browser.tab import Tab
 from clawd.page.act import settle
 from clawd.page.act.dialogs import guarded_call
 
-CONDITIONS = acts.KINDS["wait"].needs_one_of     # in the order they are waited for
+CONDITIONS = acts.KINDS["wait"].needs_one_of  # in the order they are waited for
 POLL = 0.05
 _FUNCTION = re.compile(r"^\s*(async\s+)?(function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)", re.S)
 
@@ -49,8 +50,10 @@ def _condition(name: str, value: str) -> str:
     if name == "textGone":
         return f"!(document.body && document.body.innerText.includes({text}))"
     if name == "selector":
-        return (f"(() => {{ const el = document.querySelector({text}); "
-                "return !!el && (!el.checkVisibility || el.checkVisibility()); })()")
+        return (
+            f"(() => {{ const el = document.querySelector({text}); "
+            "return !!el && (!el.checkVisibility || el.checkVisibility()); })()"
+        )
     if name == "url":
         return f"new RegExp({json.dumps(glob_to_regex(value))}).test(location.href)"
     if name == "fn":
@@ -83,11 +86,15 @@ def _poll(tab: Tab, name: str, value, expression: str, deadline: float) -> None:
 
 def _truthy(tab: Tab, expression: str, name: str, deadline: float) -> bool:
     try:
-        answer = guarded_call(tab, tab.session, "Runtime.evaluate",
-                              {"expression": expression, "returnByValue": True, "awaitPromise": True},
-                              deadline)
+        answer = guarded_call(
+            tab,
+            tab.session,
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+            deadline,
+        )
     except errors.CdpError:
-        return False   # the document is being replaced: try again in the next one
+        return False  # the document is being replaced: try again in the next one
     details = answer.get("exceptionDetails")
     if details is not None:
         message = _exception_message(details)
@@ -100,14 +107,19 @@ def _truthy(tab: Tab, expression: str, name: str, deadline: float) -> bool:
 
 
 def _wait_load(tab: Tab, state: str, deadline: float) -> None:
-    ready = "document.readyState === 'complete'" if state != "domcontentloaded" else \
-        "document.readyState !== 'loading'"
+    ready = (
+        "document.readyState === 'complete'"
+        if state != "domcontentloaded"
+        else "document.readyState !== 'loading'"
+    )
     _poll(tab, "loadState", state, ready, deadline)
     tracker = settle.tracker_of(tab)
     if state == "networkidle" and not tracker.idle(deadline):
-        raise errors.ActTimeout(f"wait for loadState 'networkidle' timed out: requests kept going "
-                                f"(in flight: {tracker.in_flight() or 'none; the last one ended under 0.5 s ago'})",
-                                condition="loadState")
+        raise errors.ActTimeout(
+            f"wait for loadState 'networkidle' timed out: requests kept going "
+            f"(in flight: {tracker.in_flight() or 'none; the last one ended under 0.5 s ago'})",
+            condition="loadState",
+        )
 
 
 # -- evaluate -------------------------------------------------------------------------------------
@@ -119,20 +131,30 @@ def _call_expression(source: str) -> str:
 # The function's value and the page's URL and title in one round trip; values returnByValue
 # cannot carry at the top level (NaN, -0, Infinity, bigints) travel as strings, as they would alone.
 _WITH_STATE = """(async () => {{ const v = await ({call});
-  const odd = typeof v === 'bigint' ? v + 'n' : (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0)))
+  const odd = typeof v === 'bigint' ? v + 'n'
+    : (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0)))
     ? (Object.is(v, -0) ? '-0' : String(v)) : undefined;
-  return {{v: odd === undefined ? v : undefined, odd, href: location.href, title: document.title}}; }})()"""
+  return {{v: odd === undefined ? v : undefined, odd, href: location.href,
+    title: document.title}}; }})()"""
 
 
-def evaluate_with_state(tab: Tab, source: str, deadline: float) -> tuple[object, tuple[str, str] | None]:
+def evaluate_with_state(
+    tab: Tab, source: str, deadline: float
+) -> tuple[object, tuple[str, str] | None]:
     """(value, (url, title)) of a page function with no element; (value, None) for other sources."""
     if not _FUNCTION.match(source):
         return evaluate(tab, source, deadline), None
-    params = {"expression": _WITH_STATE.format(call=f"({source})()"), "userGesture": True,
-              "returnByValue": True, "awaitPromise": True}
+    params = {
+        "expression": _WITH_STATE.format(call=f"({source})()"),
+        "userGesture": True,
+        "returnByValue": True,
+        "awaitPromise": True,
+    }
     answer = guarded_call(tab, tab.session, "Runtime.evaluate", params, deadline)
     if "exceptionDetails" in answer:
-        raise errors.ActEvaluateFailed(f"evaluate threw: {_exception_message(answer['exceptionDetails'])}")
+        raise errors.ActEvaluateFailed(
+            f"evaluate threw: {_exception_message(answer['exceptionDetails'])}"
+        )
     packed = (answer.get("result") or {}).get("value") or {}
     value = packed.get("odd") if packed.get("odd") is not None else packed.get("v")
     return value, (packed.get("href", tab.url), packed.get("title", tab.title))
@@ -142,8 +164,11 @@ def evaluate(tab: Tab, source: str, deadline: float, *, element=None):
     """The value of the page function `source` (awaited); the element, if any, is its argument."""
     if element is not None:
         function = source if _FUNCTION.match(source) else f"function() {{ return ({source}); }}"
-        params = {"functionDeclaration": function, "objectId": element.object_id,
-                  "arguments": [{"objectId": element.object_id}]}
+        params = {
+            "functionDeclaration": function,
+            "objectId": element.object_id,
+            "arguments": [{"objectId": element.object_id}],
+        }
         method, session = "Runtime.callFunctionOn", element.session
     else:
         params = {"expression": _call_expression(source), "userGesture": True}
@@ -151,7 +176,9 @@ def evaluate(tab: Tab, source: str, deadline: float, *, element=None):
     params.update(returnByValue=True, awaitPromise=True)
     answer = guarded_call(tab, session, method, params, deadline)
     if "exceptionDetails" in answer:
-        raise errors.ActEvaluateFailed(f"evaluate threw: {_exception_message(answer['exceptionDetails'])}")
+        raise errors.ActEvaluateFailed(
+            f"evaluate threw: {_exception_message(answer['exceptionDetails'])}"
+        )
     return remote_value(answer.get("result") or {})
 
 
@@ -159,7 +186,7 @@ def remote_value(result: dict):
     if "value" in result:
         return result["value"]
     if "unserializableValue" in result:
-        return result["unserializableValue"]   # NaN, Infinity, -0, 12n
+        return result["unserializableValue"]  # NaN, Infinity, -0, 12n
     return None
 
 

@@ -1,5 +1,6 @@
-"""Screenshots and PDFs of a tab. Images are bounded (2000 px a side, or less on request, and
-5 MB) so they can go straight into a model's context; PDFs are streamed to disk, never held whole."""
+"""Screenshots and PDFs of a tab. Images are bounded (2000 px a side, or less on request, and 5 MB)
+so they can go straight into a model's context; PDFs are streamed to disk, never held whole."""
+
 from __future__ import annotations
 
 import base64
@@ -18,12 +19,20 @@ MAX_SIDE = 2000
 MAX_BYTES = 5 * 1024 * 1024
 JPEG_QUALITIES = (85, 70, 55, 40)
 PDF_CHUNK = 1 << 20
-_CAPTURE_LOCKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # per browser
+_CAPTURE_LOCKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # per browser
 _LOCKS_GUARD = threading.Lock()
 
 
-def screenshot(tab: Tab, *, full_page: bool = False, clip: dict | None = None, type: str = "png",
-               quality: int | None = None, timeout: float = 30.0, max_side: int = MAX_SIDE) -> tuple[bytes, str]:
+def screenshot(
+    tab: Tab,
+    *,
+    full_page: bool = False,
+    clip: dict | None = None,
+    type: str = "png",
+    quality: int | None = None,
+    timeout: float = 30.0,
+    max_side: int = MAX_SIDE,
+) -> tuple[bytes, str]:
     """(image bytes, type), at most `max_side` px on the long side. `clip` is a page-coordinate box
     {x, y, width, height}."""
     if type not in ("png", "jpeg"):
@@ -37,7 +46,7 @@ def screenshot(tab: Tab, *, full_page: bool = False, clip: dict | None = None, t
         params["quality"] = int(quality)
     data = _capture(tab, params, timeout)
     params, data = _within(tab, params, data, max_side, timeout)
-    for q in JPEG_QUALITIES:   # still too large for a model: fall back to smaller JPEGs
+    for q in JPEG_QUALITIES:  # still too large for a model: fall back to smaller JPEGs
         if len(data) <= MAX_BYTES:
             break
         type, data = "jpeg", _capture(tab, {**params, "format": "jpeg", "quality": q}, timeout)
@@ -55,18 +64,25 @@ def _capture(tab: Tab, params: dict, timeout: float) -> bytes:
         return base64.b64decode(answer["data"])
     lock = _capture_lock(tab)
     if not lock.acquire(timeout=timeout):
-        raise errors.CdpTimeout(f"screenshots of other tabs held tab {tab.tab_id} back for {timeout:g} s")
+        raise errors.CdpTimeout(
+            f"screenshots of other tabs held tab {tab.tab_id} back for {timeout:g} s"
+        )
     try:
         tab.session.call("Page.bringToFront", timeout=remaining(deadline, at_least=0.1))
-        answer = tab.session.call("Page.captureScreenshot", params, timeout=remaining(deadline, at_least=0.1))
+        answer = tab.session.call(
+            "Page.captureScreenshot", params, timeout=remaining(deadline, at_least=0.1)
+        )
     finally:
         lock.release()
     return base64.b64decode(answer["data"])
 
 
 def _visible(tab: Tab, timeout: float) -> bool:
-    answer = tab.session.call("Runtime.evaluate", {"expression": "document.visibilityState",
-                                                   "returnByValue": True}, timeout=timeout)
+    answer = tab.session.call(
+        "Runtime.evaluate",
+        {"expression": "document.visibilityState", "returnByValue": True},
+        timeout=timeout,
+    )
     return (answer.get("result") or {}).get("value") == "visible"
 
 
@@ -81,9 +97,12 @@ def _scale_for(box: dict, max_side: int = MAX_SIDE) -> float:
     return min(1.0, max_side / longest)
 
 
-def _within(tab: Tab, params: dict, data: bytes, max_side: int, timeout: float) -> tuple[dict, bytes]:
+def _within(
+    tab: Tab, params: dict, data: bytes, max_side: int, timeout: float
+) -> tuple[dict, bytes]:
     """Capture again, smaller, when the image came out larger than asked: the clip scale is in CSS
-    pixels and an emulated device pixel ratio (2 on a phone) multiplies it, unseen by layout metrics."""
+    pixels and an emulated device pixel ratio (2 on a phone) multiplies it, unseen by layout
+    metrics."""
     longest = max(image_size(data))
     if longest <= max_side:
         return params, data
@@ -108,9 +127,9 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
     while at + 9 <= len(data):
         if data[at] != 0xFF:
             return 0, 0
-        marker, length = data[at + 1], struct.unpack(">H", data[at + 2:at + 4])[0]
+        marker, length = data[at + 1], struct.unpack(">H", data[at + 2 : at + 4])[0]
         if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF):
-            height, width = struct.unpack(">HH", data[at + 5:at + 9])    # start of frame
+            height, width = struct.unpack(">HH", data[at + 5 : at + 9])  # start of frame
             return width, height
         at += 2 + length
     return 0, 0
@@ -125,21 +144,30 @@ def _page_box(tab: Tab) -> dict:
 def _viewport_box(tab: Tab) -> dict:
     metrics = tab.session.call("Page.getLayoutMetrics")
     view = metrics.get("cssVisualViewport") or metrics["visualViewport"]
-    return {"x": view["pageX"], "y": view["pageY"], "width": max(1, view["clientWidth"]),
-            "height": max(1, view["clientHeight"])}
+    return {
+        "x": view["pageX"],
+        "y": view["pageY"],
+        "width": max(1, view["clientWidth"]),
+        "height": max(1, view["clientHeight"]),
+    }
 
 
-def node_box(tab: Tab, *, backend_node_id: int | None = None, selector: str | None = None,
-             session=None) -> dict:
+def node_box(
+    tab: Tab, *, backend_node_id: int | None = None, selector: str | None = None, session=None
+) -> dict:
     """A node's border box in page coordinates, by backend node id or CSS selector."""
     session = session or tab.session
     if selector is not None:
         backend_node_id = backend_node_of(tab, selector)
     try:
         session.call("DOM.scrollIntoViewIfNeeded", {"backendNodeId": backend_node_id})
-        quad = session.call("DOM.getBoxModel", {"backendNodeId": backend_node_id})["model"]["border"]
+        quad = session.call("DOM.getBoxModel", {"backendNodeId": backend_node_id})["model"][
+            "border"
+        ]
     except errors.CdpError as exc:
-        raise errors.ActElementHidden(f"the element has no box to capture ({exc.message})") from None
+        raise errors.ActElementHidden(
+            f"the element has no box to capture ({exc.message})"
+        ) from None
     xs, ys = quad[0::2], quad[1::2]
     view = session.call("Page.getLayoutMetrics").get("cssVisualViewport", {})
     x0, y0 = min(xs) + view.get("pageX", 0), min(ys) + view.get("pageY", 0)
@@ -154,7 +182,9 @@ def backend_node_of(tab: Tab, selector: str) -> int:
     selector is not valid CSS, 404 SELECTOR_NOT_FOUND when nothing matches."""
     doc = tab.session.call("DOM.getDocument", {"depth": 0})
     try:
-        node_id = tab.session.call("DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": selector})["nodeId"]
+        node_id = tab.session.call(
+            "DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": selector}
+        )["nodeId"]
     except errors.CdpError:
         raise errors.InvalidRequest(f"element: {selector!r} is not a valid CSS selector") from None
     if not node_id:
@@ -168,7 +198,8 @@ def pdf(tab: Tab, out: pathlib.Path, *, timeout: float = 60.0, **options) -> int
     try:
         handle = tab.session.call("Page.printToPDF", params, timeout=timeout)["stream"]
     except errors.CdpError as exc:
-        raise errors.ClawdError(f"printing to PDF failed: {exc.message} (PDF needs headless Chromium)",
-                                ) from None
+        raise errors.ClawdError(
+            f"printing to PDF failed: {exc.message} (PDF needs headless Chromium)",
+        ) from None
     with open(out, "wb") as sink:
         return copy_stream(tab.session, handle, sink, chunk_size=PDF_CHUNK, timeout=timeout)

@@ -1,6 +1,7 @@
 """What the page printed and threw: per tab, the newest 500 console messages (console API and the
 browser's own log entries) and the newest 200 uncaught errors, kept from the moment clawd
 attaches and freed with the tab. Network requests live in network.py."""
+
 from __future__ import annotations
 
 import re
@@ -17,7 +18,13 @@ ERRORS_CAPACITY = 200
 LEVELS = {"debug": 0, "log": 1, "info": 1, "warning": 2, "error": 3}
 _LEVEL_ALIASES = {"warn": "warning", "verbose": "debug"}
 # console API call types (Runtime.consoleAPICalled `type`) that are not their own level
-_TYPE_LEVEL = {"debug": "debug", "warning": "warning", "error": "error", "assert": "error", "info": "info"}
+_TYPE_LEVEL = {
+    "debug": "debug",
+    "warning": "warning",
+    "error": "error",
+    "assert": "error",
+    "info": "info",
+}
 _FORMAT = re.compile(r"%[sdifoOc%]")
 
 
@@ -31,7 +38,9 @@ def parse_level(value: str | None) -> int:
         return 0
     name = _LEVEL_ALIASES.get(value.strip().lower(), value.strip().lower())
     if name not in LEVELS:
-        raise errors.InvalidRequest(f"level must be one of debug, log, info, warning, error; not {value!r}")
+        raise errors.InvalidRequest(
+            f"level must be one of debug, log, info, warning, error; not {value!r}"
+        )
     return LEVELS[name]
 
 
@@ -39,6 +48,7 @@ def parse_level(value: str | None) -> int:
 class ConsoleBuffers:
     """One tab's console. Events append on the dispatcher thread while requests read: each
     buffer takes its own lock."""
+
     messages: RingBuffer = field(default_factory=lambda: RingBuffer(MESSAGES_CAPACITY))
     errors: RingBuffer = field(default_factory=lambda: RingBuffer(ERRORS_CAPACITY))
 
@@ -62,10 +72,14 @@ class ConsoleWatch:
     def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
         buffers = tab.state[CONSOLE]
         messages, thrown = buffers.messages, buffers.errors
-        session.on("Runtime.consoleAPICalled",
-                   lambda p: messages.append(console_entry(with_previews(session, p))))
-        session.on("Runtime.exceptionThrown", lambda p: thrown.append(error_entry(p["exceptionDetails"],
-                                                                                  p.get("timestamp"))))
+        session.on(
+            "Runtime.consoleAPICalled",
+            lambda p: messages.append(console_entry(with_previews(session, p))),
+        )
+        session.on(
+            "Runtime.exceptionThrown",
+            lambda p: thrown.append(error_entry(p["exceptionDetails"], p.get("timestamp"))),
+        )
         session.on("Log.entryAdded", lambda p: _browser_entry(messages, p["entry"]))
         session.call("Runtime.enable")
         session.call("Log.enable")
@@ -83,14 +97,18 @@ class ConsoleWatch:
         for tab in browser.tabs():
             buffers = tab.state.peek(CONSOLE)
             if buffers is not None:
-                tabs[tab.tab_id] = {"messages": len(buffers.messages),
-                                    "errors": len(buffers.errors)}
+                tabs[tab.tab_id] = {
+                    "messages": len(buffers.messages),
+                    "errors": len(buffers.errors),
+                }
         return {"console": {"tabs": tabs, "buffersFreed": self.buffers_freed}}
 
 
 def _browser_entry(messages: RingBuffer, entry: dict) -> None:
     # the browser, not the page, asks for /favicon.ico: its 404 is noise in the page's console
-    if entry.get("source") == "network" and (entry.get("url") or "").split("?", 1)[0].endswith("/favicon.ico"):
+    if entry.get("source") == "network" and (entry.get("url") or "").split("?", 1)[0].endswith(
+        "/favicon.ico"
+    ):
         return
     messages.append(log_entry(entry))
 
@@ -114,25 +132,45 @@ def page_errors(tab: Tab, *, clear: bool = False) -> list[dict]:
 # -- entries ------------------------------------------------------------------------------------
 def console_entry(params: dict) -> dict:
     frames = (params.get("stackTrace") or {}).get("callFrames") or []
-    return {"type": params.get("type", "log"), "text": format_args(params.get("args") or []),
-            "timestamp": _ms(params.get("timestamp")), "location": _frame_location(frames[0] if frames else None)}
+    return {
+        "type": params.get("type", "log"),
+        "text": format_args(params.get("args") or []),
+        "timestamp": _ms(params.get("timestamp")),
+        "location": _frame_location(frames[0] if frames else None),
+    }
 
 
 def log_entry(entry: dict) -> dict:
     """A message the browser itself logged (failed loads, interventions, violations)."""
-    kind = {"verbose": "debug", "info": "info", "warning": "warning", "error": "error"}.get(entry.get("level"), "log")
+    kind = {"verbose": "debug", "info": "info", "warning": "warning", "error": "error"}.get(
+        entry.get("level"), "log"
+    )
     location = None
     if entry.get("url"):
-        location = {"url": entry["url"], "lineNumber": entry.get("lineNumber"), "columnNumber": None}
-    return {"type": kind, "text": entry.get("text", ""), "timestamp": _ms(entry.get("timestamp")),
-            "location": location, "source": entry.get("source")}
+        location = {
+            "url": entry["url"],
+            "lineNumber": entry.get("lineNumber"),
+            "columnNumber": None,
+        }
+    return {
+        "type": kind,
+        "text": entry.get("text", ""),
+        "timestamp": _ms(entry.get("timestamp")),
+        "location": location,
+        "source": entry.get("source"),
+    }
 
 
 def error_entry(details: dict, timestamp: float | None) -> dict:
     exception = details.get("exception") or {}
     name, message = _name_and_message(details, exception)
-    return {"message": message, "name": name, "stack": _stack(details, exception),
-            "timestamp": _ms(timestamp), "location": _error_location(details)}
+    return {
+        "message": message,
+        "name": name,
+        "stack": _stack(details, exception),
+        "timestamp": _ms(timestamp),
+        "location": _error_location(details),
+    }
 
 
 def _name_and_message(details: dict, exception: dict) -> tuple[str, str]:
@@ -141,7 +179,7 @@ def _name_and_message(details: dict, exception: dict) -> tuple[str, str]:
         first = (exception.get("description") or "").split("\n    at ", 1)[0]
         for prefix in (f"{name}: ", "Error: "):
             if first.startswith(prefix):
-                return name, first[len(prefix):]
+                return name, first[len(prefix) :]
         return name, "" if first == name else first
     if "value" in exception or "unserializableValue" in exception:
         return "", remote_text(exception)
@@ -155,9 +193,11 @@ def _stack(details: dict, exception: dict) -> str:
     if "\n    at " in description:
         return description
     frames = (details.get("stackTrace") or {}).get("callFrames") or []
-    return "\n".join(f"    at {f.get('functionName') or '<anonymous>'} "
-                     f"({f.get('url')}:{f.get('lineNumber', 0) + 1}:{f.get('columnNumber', 0) + 1})"
-                     for f in frames)
+    return "\n".join(
+        f"    at {f.get('functionName') or '<anonymous>'} "
+        f"({f.get('url')}:{f.get('lineNumber', 0) + 1}:{f.get('columnNumber', 0) + 1})"
+        for f in frames
+    )
 
 
 def _error_location(details: dict) -> dict | None:
@@ -165,15 +205,22 @@ def _error_location(details: dict) -> dict | None:
     if frames:
         return _frame_location(frames[0])
     if details.get("url"):
-        return {"url": details["url"], "lineNumber": details.get("lineNumber"),
-                "columnNumber": details.get("columnNumber")}
+        return {
+            "url": details["url"],
+            "lineNumber": details.get("lineNumber"),
+            "columnNumber": details.get("columnNumber"),
+        }
     return None
 
 
 def _frame_location(frame: dict | None) -> dict | None:
     if not frame or not frame.get("url"):
         return None
-    return {"url": frame["url"], "lineNumber": frame.get("lineNumber"), "columnNumber": frame.get("columnNumber")}
+    return {
+        "url": frame["url"],
+        "lineNumber": frame.get("lineNumber"),
+        "columnNumber": frame.get("columnNumber"),
+    }
 
 
 def _ms(timestamp: float | None) -> float | None:
@@ -199,7 +246,7 @@ def _substitute(spec: str, rest: list[dict]) -> str:
         return spec
     arg = rest.pop(0)
     if spec == "%c":
-        return ""   # CSS styling: nothing to print
+        return ""  # CSS styling: nothing to print
     if spec in ("%d", "%i") and isinstance(arg.get("value"), (int, float)):
         return str(int(arg["value"]))
     return remote_text(arg)
@@ -213,12 +260,22 @@ def with_previews(session: Session, params: dict) -> dict:
     process navigation) come without a preview; ask for one, so the same page always logs the
     same text. Best effort: on any failure the description stays."""
     for arg in params.get("args") or []:
-        if arg.get("type") == "object" and "preview" not in arg and arg.get("objectId") \
-                and arg.get("subtype") not in ("null", "error", "node", "regexp", "date"):
+        if (
+            arg.get("type") == "object"
+            and "preview" not in arg
+            and arg.get("objectId")
+            and arg.get("subtype") not in ("null", "error", "node", "regexp", "date")
+        ):
             try:
-                answer = session.call("Runtime.callFunctionOn", {
-                    "objectId": arg["objectId"], "functionDeclaration": "function () { return this; }",
-                    "generatePreview": True}, timeout=PREVIEW_TIMEOUT)
+                answer = session.call(
+                    "Runtime.callFunctionOn",
+                    {
+                        "objectId": arg["objectId"],
+                        "functionDeclaration": "function () { return this; }",
+                        "generatePreview": True,
+                    },
+                    timeout=PREVIEW_TIMEOUT,
+                )
             except errors.ClawdError:
                 continue
             preview = (answer.get("result") or {}).get("preview")

@@ -1,6 +1,7 @@
 """The Fetch domain on every tab and iframe session: each document request (main frame,
 sub-frames, every redirect hop) is paused and judged by the navigation policy before it leaves;
 with `strict` every request is. HTTP auth challenges are answered from the tab's credentials."""
+
 from __future__ import annotations
 
 import logging
@@ -28,7 +29,9 @@ class NavigationGuard:
         self._judges = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fetch-judge")
 
     def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
-        session.on("Fetch.requestPaused", lambda p: self._judges.submit(self._on_paused, tab, session, p))
+        session.on(
+            "Fetch.requestPaused", lambda p: self._judges.submit(self._on_paused, tab, session, p)
+        )
         session.on("Fetch.authRequired", lambda p: self._on_auth(tab, session, p))
         held = state(tab)
         if not child:
@@ -62,11 +65,22 @@ class NavigationGuard:
             if _policed(url):
                 self.policy.check(_as_http(url))
         except POLICY_ERRORS as exc:
-            state(tab).block({"url": url, "reason": exc.message, "code": exc.code,
-                              "frameId": params.get("frameId"), "at": time.monotonic()})
+            state(tab).block(
+                {
+                    "url": url,
+                    "reason": exc.message,
+                    "code": exc.code,
+                    "frameId": params.get("frameId"),
+                    "at": time.monotonic(),
+                }
+            )
             _judged(tab, params)
-            log.warning("blocked %s request of %s: %s", params.get("resourceType"), tab.tab_id, exc.message)
-            session.try_call("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+            log.warning(
+                "blocked %s request of %s: %s", params.get("resourceType"), tab.tab_id, exc.message
+            )
+            session.try_call(
+                "Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"}
+            )
             return
         _judged(tab, params)
         session.try_call("Fetch.continueRequest", {"requestId": request_id})
@@ -98,10 +112,15 @@ class NavigationGuard:
         creds = state(tab).credentials()
         response = {"response": "Default"}
         if creds:
-            response = {"response": "ProvideCredentials", "username": creds.get("username", ""),
-                        "password": creds.get("password", "")}
-        session.try_call("Fetch.continueWithAuth", {"requestId": params["requestId"],
-                                                    "authChallengeResponse": response})
+            response = {
+                "response": "ProvideCredentials",
+                "username": creds.get("username", ""),
+                "password": creds.get("password", ""),
+            }
+        session.try_call(
+            "Fetch.continueWithAuth",
+            {"requestId": params["requestId"], "authChallengeResponse": response},
+        )
 
 
 class NavigationWatch:
@@ -125,7 +144,8 @@ class NavigationWatch:
             self._cond.notify_all()
 
     def wait_verdict(self, since: float, window: float) -> None:
-        """If a navigation was requested after `since`, wait (at most `window` s) for its verdict."""
+        """If a navigation was requested after `since`, wait (at most `window` s) for its
+        verdict."""
         with self._cond:
             if self.requested_at < since:
                 return
@@ -140,8 +160,8 @@ class Interception:
     def __init__(self, frame_id: str):
         self.watch = NavigationWatch(frame_id)
         self._sessions: list[Session] = []
-        self._credentials: dict | None = None   # {"username", "password"}
-        self._blocked: dict | None = None       # {"url", "reason", "code", "at"?, "frameId"?}
+        self._credentials: dict | None = None  # {"username", "password"}
+        self._blocked: dict | None = None  # {"url", "reason", "code", "at"?, "frameId"?}
         self._lock = threading.Lock()
 
     def add_session(self, session: Session) -> None:

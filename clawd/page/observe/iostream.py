@@ -1,5 +1,6 @@
 """Reading a DevTools IO stream (a PDF, a trace) to a file chunk by chunk, so nothing large is
 ever held whole in memory."""
+
 from __future__ import annotations
 
 import base64
@@ -10,8 +11,14 @@ from clawd.cdp.session import Session
 CHUNK = 1 << 20
 
 
-def copy_stream(session: Session, handle: str, sink: BinaryIO, *, chunk_size: int = CHUNK,
-                timeout: float | None = None) -> int:
+def copy_stream(
+    session: Session,
+    handle: str,
+    sink: BinaryIO,
+    *,
+    chunk_size: int = CHUNK,
+    timeout: float | None = None,
+) -> int:
     """Write the stream behind `handle` into `sink` and close the stream; returns the byte count."""
     size = 0
     try:

@@ -1,6 +1,7 @@
 """The Network domain on every tab and iframe: per tab the newest 500 requests with their outcome,
 and waiting for the next response whose URL matches (exact, substring or glob) to read its body.
 Request interception (the navigation policy, HTTP auth) is interception.py's."""
+
 from __future__ import annotations
 
 import base64
@@ -14,8 +15,11 @@ from clawd.cdp.session import Session
 
 REQUESTS_CAPACITY = 500
 DEFAULT_MAX_CHARS = 200_000
-_TEXT_TYPES = re.compile(r"^(text/|application/([\w.+-]*\+)?(json|xml|javascript|ecmascript|x-www-form-urlencoded)"
-                         r"|image/svg\+xml)", re.I)
+_TEXT_TYPES = re.compile(
+    r"^(text/|application/([\w.+-]*\+)?(json|xml|javascript|ecmascript|x-www-form-urlencoded)"
+    r"|image/svg\+xml)",
+    re.I,
+)
 
 
 class NetworkWatch:
@@ -67,10 +71,17 @@ class NetworkLog:
                 # the same requestId carries every redirect hop: close the old hop under its own id
                 _set_status(previous, params["redirectResponse"].get("status"))
                 previous["id"] = f"{request_id}.{previous.get('hop', 0)}"
-            entry = {"id": request_id, "timestamp": _wall_ms(params), "method": params["request"].get("method"),
-                     "url": params["request"].get("url"), "resourceType": params.get("type", "Other"),
-                     "status": None, "ok": None, "failureText": None,
-                     "hop": previous.get("hop", 0) + 1 if previous is not None else 0}
+            entry = {
+                "id": request_id,
+                "timestamp": _wall_ms(params),
+                "method": params["request"].get("method"),
+                "url": params["request"].get("url"),
+                "resourceType": params.get("type", "Other"),
+                "status": None,
+                "ok": None,
+                "failureText": None,
+                "hop": previous.get("hop", 0) + 1 if previous is not None else 0,
+            }
             self._by_id[request_id] = entry
             evicted = self.entries.append(entry)
             if evicted is not None and self._by_id.get(evicted["id"]) is evicted:
@@ -82,7 +93,11 @@ class NetworkLog:
             entry = self._by_id.get(params["requestId"])
             if entry is not None:
                 _set_status(entry, response.get("status"))
-            waiters = [w for w in self._waiters if w.request_id is None and w.matches(response.get("url", ""))]
+            waiters = [
+                w
+                for w in self._waiters
+                if w.request_id is None and w.matches(response.get("url", ""))
+            ]
             if waiters:
                 waiters[0].bind(session, params["requestId"], response)
 
@@ -95,7 +110,9 @@ class NetworkLog:
             entry = self._by_id.get(params["requestId"])
             if entry is not None:
                 entry["ok"] = False
-                entry["failureText"] = params.get("errorText") or ("canceled" if params.get("canceled") else "failed")
+                entry["failureText"] = params.get("errorText") or (
+                    "canceled" if params.get("canceled") else "failed"
+                )
         for waiter in self._waiters_of(params["requestId"]):
             waiter.finish(params.get("errorText") or "failed")
 
@@ -154,7 +171,7 @@ def _set_status(entry: dict, status) -> None:
 
 
 def _wall_ms(params: dict) -> float | None:
-    wall = params.get("wallTime")   # seconds since the epoch
+    wall = params.get("wallTime")  # seconds since the epoch
     return round(wall * 1000, 3) if isinstance(wall, (int, float)) else None
 
 
@@ -187,7 +204,9 @@ class ResponseWaiter:
     def wait(self, timeout: float) -> bool:
         """True once the matched response finished loading (or failed) within `timeout`."""
         deadline = time.monotonic() + timeout
-        return self._matched.wait(timeout) and self._finished.wait(max(0.0, deadline - time.monotonic()))
+        return self._matched.wait(timeout) and self._finished.wait(
+            max(0.0, deadline - time.monotonic())
+        )
 
 
 def url_matcher(pattern: str):
@@ -201,7 +220,9 @@ def url_matcher(pattern: str):
     return lambda url: compiled.fullmatch(url) is not None
 
 
-def response_body(tab: Tab, pattern: str, *, timeout: float, max_chars: int = DEFAULT_MAX_CHARS) -> dict:
+def response_body(
+    tab: Tab, pattern: str, *, timeout: float, max_chars: int = DEFAULT_MAX_CHARS
+) -> dict:
     """Wait for the next response matching `pattern` and return it with its body."""
     log = tab.state.peek(NETWORK)
     if log is None:
@@ -214,7 +235,8 @@ def response_body(tab: Tab, pattern: str, *, timeout: float, max_chars: int = DE
     if not done:
         raise errors.ResponseTimeout(
             f"no response matching {pattern!r} finished within {timeout * 1000:g} ms; "
-            f"see what the page requested with `clawd-browser requests`")
+            f"see what the page requested with `clawd-browser requests`"
+        )
     if waiter.response is None:
         raise errors.TabNotFound(f"tab {tab.tab_id}: {waiter.failure}")
     return _body_answer(waiter, max_chars)
@@ -222,17 +244,27 @@ def response_body(tab: Tab, pattern: str, *, timeout: float, max_chars: int = DE
 
 def _body_answer(waiter: ResponseWaiter, max_chars: int) -> dict:
     response = waiter.response
-    answer = {"url": response.get("url"), "status": response.get("status"), "headers": response.get("headers", {}),
-              "mimeType": response.get("mimeType")}
+    answer = {
+        "url": response.get("url"),
+        "status": response.get("status"),
+        "headers": response.get("headers", {}),
+        "mimeType": response.get("mimeType"),
+    }
     if waiter.failure is not None:
-        raise errors.NavigationFailed(f"the response from {answer['url']} failed while loading: {waiter.failure}",
-                                      url=answer["url"], status=answer["status"])
+        raise errors.NavigationFailed(
+            f"the response from {answer['url']} failed while loading: {waiter.failure}",
+            url=answer["url"],
+            status=answer["status"],
+        )
     try:
         got = waiter.session.call("Network.getResponseBody", {"requestId": waiter.request_id})
     except errors.CdpError as exc:
         raise errors.ResponseBodyUnavailable(
-            f"the body of {answer['url']} is not available ({exc.message}); redirects, 204s and evicted "
-            f"bodies have none", url=answer["url"], status=answer["status"]) from None
+            f"the body of {answer['url']} is not available ({exc.message}); redirects, 204s "
+            f"and evicted bodies have none",
+            url=answer["url"],
+            status=answer["status"],
+        ) from None
     body, encoded = got.get("body", ""), got.get("base64Encoded", False)
     if encoded and _TEXT_TYPES.match(answer["mimeType"] or ""):
         body, encoded = _decode_text(body)

@@ -3,6 +3,7 @@
 The command runs without a shell as `command *args <image path>`, with the prompt on its standard
 input; what it prints (at most maxBytes) is the description, returned as untrusted content.
 """
+
 from __future__ import annotations
 
 import logging
@@ -13,8 +14,8 @@ import signal
 import subprocess
 import time
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from clawd.config.model import VisionConfig
 from clawd.security.content import wrap_untrusted
@@ -28,20 +29,31 @@ _READ = 1 << 16
 
 @dataclass(frozen=True)
 class Description:
-    """`text` (wrapped, neutralized) when the command described the image, else `failure` says why."""
+    """`text` (wrapped, neutralized) when the command described the image,
+    else `failure` says why."""
+
     text: str | None = None
     failure: str | None = None
 
 
-def describe(image: pathlib.Path, config: VisionConfig, *,
-             clock: Callable[[], float] = time.monotonic) -> Description:
+def describe(
+    image: pathlib.Path, config: VisionConfig, *, clock: Callable[[], float] = time.monotonic
+) -> Description:
     """Run the vision command on `image`; never raises for the command's own failures."""
     if not config.enabled or not config.command:
-        return Description(failure="browser.vision is not enabled (set browser.vision.enabled and command)")
+        return Description(
+            failure="browser.vision is not enabled (set browser.vision.enabled and command)"
+        )
     argv = [config.command, *config.args, str(image)]
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                start_new_session=True, close_fds=True)
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            close_fds=True,
+        )
     except OSError as exc:
         return Description(failure=f"cannot run {config.command}: {exc.strerror or exc}")
     deadline = clock() + config.timeout_ms / 1000
@@ -66,7 +78,9 @@ def _verdict(config: VisionConfig, proc: subprocess.Popen, run: _Run) -> Descrip
         return Description(failure=f"{name} did not finish within {config.timeout_ms} ms")
     if not run.cut and proc.returncode != 0:
         tail = run.err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        return Description(failure=f"{name} exited with status {proc.returncode} {tail[0]}".rstrip())
+        return Description(
+            failure=f"{name} exited with status {proc.returncode} {tail[0]}".rstrip()
+        )
     text = run.out.decode("utf-8", "replace").strip()
     if not text:
         return Description(failure=f"{name} printed no description")
@@ -75,8 +89,13 @@ def _verdict(config: VisionConfig, proc: subprocess.Popen, run: _Run) -> Descrip
     return Description(text=wrap_untrusted(neutralize_media_lines(text), source="vision"))
 
 
-def _collect(proc: subprocess.Popen, prompt: bytes, deadline: float, max_bytes: int,
-             clock: Callable[[], float]) -> _Run:
+def _collect(
+    proc: subprocess.Popen,
+    prompt: bytes,
+    deadline: float,
+    max_bytes: int,
+    clock: Callable[[], float],
+) -> _Run:
     """Feed the prompt and read both outputs until the command closes them, the deadline passes,
     or the description reaches max_bytes (then the rest is not waited for)."""
     run = _Run(bytearray(), bytearray())
@@ -98,17 +117,17 @@ def _collect(proc: subprocess.Popen, prompt: bytes, deadline: float, max_bytes: 
                     return run
     try:
         proc.wait(max(0.0, deadline - clock()))
-    except subprocess.TimeoutExpired:      # outputs closed, yet it lingers
+    except subprocess.TimeoutExpired:  # outputs closed, yet it lingers
         run.timed_out = True
     return run
 
 
 def _feed(sel: selectors.BaseSelector, stdin, pending: memoryview) -> memoryview:
     try:
-        pending = pending[os.write(stdin.fileno(), pending[:_READ]):]
+        pending = pending[os.write(stdin.fileno(), pending[:_READ]) :]
     except BlockingIOError:
         return pending
-    except (BrokenPipeError, ConnectionResetError):   # it does not read stdin: that is allowed
+    except (BrokenPipeError, ConnectionResetError):  # it does not read stdin: that is allowed
         pending = pending[:0]
     if not pending:
         sel.unregister(stdin)
@@ -116,7 +135,9 @@ def _feed(sel: selectors.BaseSelector, stdin, pending: memoryview) -> memoryview
     return pending
 
 
-def _read(sel: selectors.BaseSelector, key: selectors.SelectorKey, run: _Run, max_bytes: int) -> bool:
+def _read(
+    sel: selectors.BaseSelector, key: selectors.SelectorKey, run: _Run, max_bytes: int
+) -> bool:
     """True when the description is full."""
     chunk = os.read(key.fd, _READ)
     if not chunk:
@@ -128,7 +149,7 @@ def _read(sel: selectors.BaseSelector, key: selectors.SelectorKey, run: _Run, ma
         buf += chunk
         del buf[:-limit]
         return False
-    buf += chunk[:limit - len(buf)]
+    buf += chunk[: limit - len(buf)]
     run.cut = len(buf) >= limit
     return run.cut
 
@@ -152,7 +173,9 @@ def _reap(proc: subprocess.Popen) -> None:
 def neutralize_media_lines(text: str) -> str:
     """Prefix `[neutralized] ` to every line that reads as a `MEDIA:` directive (any case, after
     leading spaces): a described page must not make the agent's host attach files."""
-    return "\n".join(NEUTRALIZED + line if _is_media_line(line) else line for line in text.splitlines())
+    return "\n".join(
+        NEUTRALIZED + line if _is_media_line(line) else line for line in text.splitlines()
+    )
 
 
 def _is_media_line(line: str) -> bool:

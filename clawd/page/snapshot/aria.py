@@ -1,5 +1,5 @@
-"""The in-page half of snapshots: the aria walker (page/snapshot/js/*.js) in an isolated world of each
-frame, Chrome's own accessible names for the nodes whose names the walker cannot vouch for,
+"""The in-page half of snapshots: the aria walker (page/snapshot/js/*.js) in an isolated world of
+each frame, Chrome's own accessible names for the nodes whose names the walker cannot vouch for,
 closed shadow roots handed to the walker, and the splicing of iframe documents into their
 parent's text.
 
@@ -8,6 +8,7 @@ Playwright's whole snapshot on large pages (Chrome computes and serializes every
 with its sources), so the walker builds the tree in the page, and Chrome is asked, one node at a
 time and pipelined, only for names that are not plain text or a plain aria-label.
 """
+
 from __future__ import annotations
 
 import importlib.resources
@@ -19,8 +20,8 @@ from clawd import errors
 from clawd.cdp.session import Session
 
 WORLD = "clawd"
-CLOSED_ROUNDS = 4   # nested closed shadow roots: one level per round
-GROUP = "clawd-snapshot"   # the object group of the handles a snapshot takes
+CLOSED_ROUNDS = 4  # nested closed shadow roots: one level per round
+GROUP = "clawd-snapshot"  # the object group of the handles a snapshot takes
 _SCRIPT: str | None = None
 
 
@@ -28,7 +29,10 @@ def script() -> str:
     global _SCRIPT
     if _SCRIPT is None:
         files = importlib.resources.files("clawd.page.snapshot") / "js"
-        parts = [(files / name).read_text(encoding="utf-8") for name in ("playwright_aria.js", "snapshot.js")]
+        parts = [
+            (files / name).read_text(encoding="utf-8")
+            for name in ("playwright_aria.js", "snapshot.js")
+        ]
         _SCRIPT = "(() => {\n" + "\n".join(parts) + "\n})();"
     return _SCRIPT
 
@@ -36,6 +40,7 @@ def script() -> str:
 @dataclass
 class FrameText:
     """One frame's rendered text and refs [(ref, role, name, nth, cursor)]; iframes spliced in."""
+
     text: str
     refs: list[list] = field(default_factory=list)
     last: int = 0
@@ -45,14 +50,15 @@ class FrameText:
 @dataclass
 class Walk:
     """Where and how to walk: the session owning the frame, the frame, the options."""
+
     session: Session
     frame_id: str
-    mode: str                 # "ai" (refs) or "default" (Playwright's ariaSnapshot(), no refs)
+    mode: str  # "ai" (refs) or "default" (Playwright's ariaSnapshot(), no refs)
     prefix: str = ""
     selector: str | None = None
     deadline: float = 0.0
-    root: bool = False        # the snapshot's own document: one still loading is TabLoading
-    lookup: bool = False      # finding a role ref's element: the page keeps the latest snapshot's refs
+    root: bool = False  # the snapshot's own document: one still loading is TabLoading
+    lookup: bool = False  # finding a role ref's element: the page keeps the latest snapshot's refs
 
     def remaining(self) -> float:
         left = self.deadline - time.monotonic()
@@ -64,21 +70,33 @@ class Walk:
 def world(session: Session, frame_id: str, timeout: float) -> int:
     """The execution context of clawd's isolated world in `frame_id` (created on first use;
     Chrome hands back the same world for the same name while the document lives)."""
-    reply = session.call("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD,
-                                                     "grantUniveralAccess": False}, timeout=timeout)
+    reply = session.call(
+        "Page.createIsolatedWorld",
+        {"frameId": frame_id, "worldName": WORLD, "grantUniveralAccess": False},
+        timeout=timeout,
+    )
     return reply["executionContextId"]
 
 
-def evaluate(session: Session, context_id: int, expression: str, timeout: float, *, by_value: bool = True):
-    params = {"expression": expression, "contextId": context_id, "returnByValue": by_value, "awaitPromise": False}
+def evaluate(
+    session: Session, context_id: int, expression: str, timeout: float, *, by_value: bool = True
+):
+    params = {
+        "expression": expression,
+        "contextId": context_id,
+        "returnByValue": by_value,
+        "awaitPromise": False,
+    }
     if not by_value:
         params["objectGroup"] = GROUP
     reply = session.call("Runtime.evaluate", params, timeout=timeout)
     if "exceptionDetails" in reply:
         details = reply["exceptionDetails"]
         text = details.get("exception", {}).get("description") or details.get("text", "")
-        raise errors.CdpError(f"snapshot script failed: {text.splitlines()[0] if text else 'unknown error'}",
-                              method="Runtime.evaluate")
+        raise errors.CdpError(
+            f"snapshot script failed: {text.splitlines()[0] if text else 'unknown error'}",
+            method="Runtime.evaluate",
+        )
     return reply["result"].get("value") if by_value else reply["result"]
 
 
@@ -87,7 +105,7 @@ def walk_frame(walk: Walk, base: int) -> FrameText:
     context = world(walk.session, walk.frame_id, walk.remaining())
     built = _build(walk, context, base)
     names: list[str | None] = []
-    if isinstance(built, str):   # nothing to ask Chrome: rendered at once
+    if isinstance(built, str):  # nothing to ask Chrome: rendered at once
         packed = built
     else:
         if built.get("error") == "selector":
@@ -95,11 +113,17 @@ def walk_frame(walk: Walk, base: int) -> FrameText:
         if built.get("error") == "badselector":
             raise errors.InvalidRequest(f"selector {walk.selector!r} is not a valid CSS selector")
         if built.get("error") == "loading":
-            raise errors.TabLoading("the tab is still loading its document (readyState is loading); "
-                                    "wait for it (POST /wait) and take the snapshot again")
+            raise errors.TabLoading(
+                "the tab is still loading its document (readyState is loading); "
+                "wait for it (POST /wait) and take the snapshot again"
+            )
         names = chrome_names(walk, context)
-        packed = evaluate(walk.session, context,
-                          f"__clawd.render({json.dumps(names)}, {json.dumps(walk.mode == 'ai')})", walk.remaining())
+        packed = evaluate(
+            walk.session,
+            context,
+            f"__clawd.render({json.dumps(names)}, {json.dumps(walk.mode == 'ai')})",
+            walk.remaining(),
+        )
     rendered = unpack(packed)
     result = FrameText(rendered["text"], rendered["refs"], rendered["last"], len(names))
     result.iframes = rendered["iframes"]
@@ -120,12 +144,25 @@ def _build(walk: Walk, context: int, base: int) -> dict | str:
     """__clawd.build, injecting the script on first use; while the page has elements that may
     host closed shadow roots, those are looked at first (one nesting level per round). A string
     is the rendered snapshot (no name to ask Chrome)."""
+
     def build(probe: bool) -> dict | str | None:
-        options = json.dumps({"mode": walk.mode, "refPrefix": walk.prefix, "base": base,
-                              "selector": walk.selector, "probe": probe, "root": walk.root,
-                              "lookup": walk.lookup})
-        return evaluate(walk.session, context, f"globalThis.__clawd ? __clawd.build({options}) : null",
-                        walk.remaining())
+        options = json.dumps(
+            {
+                "mode": walk.mode,
+                "refPrefix": walk.prefix,
+                "base": base,
+                "selector": walk.selector,
+                "probe": probe,
+                "root": walk.root,
+                "lookup": walk.lookup,
+            }
+        )
+        return evaluate(
+            walk.session,
+            context,
+            f"globalThis.__clawd ? __clawd.build({options}) : null",
+            walk.remaining(),
+        )
 
     built = build(True)
     if built is None:
@@ -145,11 +182,16 @@ def attach_closed_roots(walk: Walk, context: int) -> int:
     session = walk.session
     try:
         hosts = _element_ids(walk, context, "__clawd.candidateElements()")
-        described = pipelined(session, [("DOM.describeNode", {"objectId": h, "depth": 0}) for h in hosts], walk)
+        described = pipelined(
+            session, [("DOM.describeNode", {"objectId": h, "depth": 0}) for h in hosts], walk
+        )
         attached = 0
         for host, reply in zip(hosts, described):
-            roots = [r for r in ((reply or {}).get("node") or {}).get("shadowRoots", [])
-                     if r.get("shadowRootType") == "closed"]
+            roots = [
+                r
+                for r in ((reply or {}).get("node") or {}).get("shadowRoots", [])
+                if r.get("shadowRootType") == "closed"
+            ]
             if roots and _hand_root(walk, context, host, roots[0]["backendNodeId"]):
                 attached += 1
         return attached
@@ -159,23 +201,38 @@ def attach_closed_roots(walk: Walk, context: int) -> int:
 
 def _hand_root(walk: Walk, context: int, host: str, backend_node_id: int) -> bool:
     session = walk.session
-    root = session.try_call("DOM.resolveNode", {"backendNodeId": backend_node_id, "executionContextId": context,
-                                                "objectGroup": GROUP}, timeout=walk.remaining())
+    root = session.try_call(
+        "DOM.resolveNode",
+        {"backendNodeId": backend_node_id, "executionContextId": context, "objectGroup": GROUP},
+        timeout=walk.remaining(),
+    )
     if not root:
         return False
-    session.call("Runtime.callFunctionOn", {
-        "functionDeclaration": "function (root) { __clawd.closedRoots.set(this, root); }",
-        "objectId": host, "arguments": [{"objectId": root["object"]["objectId"]}]}, timeout=walk.remaining())
+    session.call(
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": "function (root) { __clawd.closedRoots.set(this, root); }",
+            "objectId": host,
+            "arguments": [{"objectId": root["object"]["objectId"]}],
+        },
+        timeout=walk.remaining(),
+    )
     return True
 
 
 def _element_ids(walk: Walk, context: int, expression: str) -> list[str | None]:
     """The object ids of the elements of the array `expression` returns, in order."""
     array = evaluate(walk.session, context, expression, walk.remaining(), by_value=False)
-    props = walk.session.call("Runtime.getProperties", {"objectId": array["objectId"], "ownProperties": True},
-                              timeout=walk.remaining())["result"]
-    ids = {int(p["name"]): p["value"]["objectId"] for p in props
-           if p["name"].isdigit() and p.get("value", {}).get("objectId")}
+    props = walk.session.call(
+        "Runtime.getProperties",
+        {"objectId": array["objectId"], "ownProperties": True},
+        timeout=walk.remaining(),
+    )["result"]
+    ids = {
+        int(p["name"]): p["value"]["objectId"]
+        for p in props
+        if p["name"].isdigit() and p.get("value", {}).get("objectId")
+    }
     return [ids.get(i) for i in range(max(ids) + 1 if ids else 0)]
 
 
@@ -183,8 +240,14 @@ def chrome_names(walk: Walk, context: int) -> list[str | None]:
     """Chrome's accessible names of the pending nodes, in order (None where Chrome has none)."""
     try:
         ids = _element_ids(walk, context, "__clawd.pendingElements()")
-        calls = [("Accessibility.getPartialAXTree", {"objectId": i, "fetchRelatives": False}) for i in ids]
-        return [_node_name((reply or {}).get("nodes") or [{}]) for reply in pipelined(walk.session, calls, walk)]
+        calls = [
+            ("Accessibility.getPartialAXTree", {"objectId": i, "fetchRelatives": False})
+            for i in ids
+        ]
+        return [
+            _node_name((reply or {}).get("nodes") or [{}])
+            for reply in pipelined(walk.session, calls, walk)
+        ]
     finally:
         walk.session.try_call("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
 
@@ -192,14 +255,16 @@ def chrome_names(walk: Walk, context: int) -> list[str | None]:
 def pipelined(session: Session, calls: list[tuple[str, dict]], walk: Walk) -> list[dict | None]:
     """Every call sent at once, then the replies collected in order, so the round trips overlap;
     None where a call failed."""
-    sent = [None if any(v is None for v in params.values()) else session.send(method, params)
-            for method, params in calls]
+    sent = [
+        None if any(v is None for v in params.values()) else session.send(method, params)
+        for method, params in calls
+    ]
     out: list[dict | None] = []
     try:
         for pending in sent:
             out.append(_reply_or_none(pending, walk))
     finally:
-        for pending in sent[len(out):]:   # timed out: nobody waits for the rest
+        for pending in sent[len(out) :]:  # timed out: nobody waits for the rest
             if pending is not None:
                 pending.discard()
     return out
@@ -232,6 +297,6 @@ def splice(parent: str, iframe_ref: str, child: str) -> str:
             if not line.endswith(":"):
                 lines[index] = line + ":"
             inner = [indent + text for text in child.split("\n") if text]
-            lines[index + 1:index + 1] = inner
+            lines[index + 1 : index + 1] = inner
             break
     return "\n".join(lines)

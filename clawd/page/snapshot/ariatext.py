@@ -1,5 +1,6 @@
 """Operations on rendered aria text, line by line (no browser): the interactive list, compact,
 depth, absolute urls, truncation, and find. Each line is `<2n spaces>- key[: value]`."""
+
 from __future__ import annotations
 
 import re
@@ -9,10 +10,28 @@ from dataclasses import dataclass
 from clawd import ref_syntax
 
 TRUNCATION_MARKER = "\n\n[...TRUNCATED - page too large]"
-INTERACTIVE_ROLES = frozenset({
-    "button", "checkbox", "combobox", "link", "listbox", "menuitem", "menuitemcheckbox",
-    "menuitemradio", "option", "radio", "searchbox", "slider", "spinbutton", "switch", "tab",
-    "textbox", "treeitem", "iframe"})
+INTERACTIVE_ROLES = frozenset(
+    {
+        "button",
+        "checkbox",
+        "combobox",
+        "link",
+        "listbox",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "option",
+        "radio",
+        "searchbox",
+        "slider",
+        "spinbutton",
+        "switch",
+        "tab",
+        "textbox",
+        "treeitem",
+        "iframe",
+    }
+)
 _REF = ref_syntax.IN_TEXT
 _ROLE = re.compile(r"^\s*- '?([a-z]+)")
 _NAME = re.compile(r'^\s*- \'?[a-z]+ ("(?:[^"\\]|\\.)*")')
@@ -48,11 +67,17 @@ class Line:
     @property
     def inline_text(self) -> bool:
         key = self.text.split(" [", 1)[0] if not self.named else ""
-        return ": " in self.text.rstrip(":") and not self.text.endswith(":") or bool(key and ": " in key)
+        return (
+            ": " in self.text.rstrip(":")
+            and not self.text.endswith(":")
+            or bool(key and ": " in key)
+        )
 
     @property
     def interactive(self) -> bool:
-        return self.ref is not None and (self.role in INTERACTIVE_ROLES or "[cursor=pointer]" in self.text)
+        return self.ref is not None and (
+            self.role in INTERACTIVE_ROLES or "[cursor=pointer]" in self.text
+        )
 
 
 def parse(text: str) -> list[Line]:
@@ -94,7 +119,7 @@ def compact(lines: list[Line]) -> list[Line]:
     for index, line in enumerate(lines):
         if line.ref or line.is_prop or line.is_text or line.named or has_ref_below[index]:
             continue
-        if ": " in line.text:     # inline text (`- paragraph: Some text`)
+        if ": " in line.text:  # inline text (`- paragraph: Some text`)
             continue
         keep[index] = False
     return _drop_orphans(lines, keep)
@@ -136,7 +161,7 @@ def absolute_urls(lines: list[Line], base: str) -> list[Line]:
             continue
         child = lines[index + 1]
         if child.level == line.level + 1 and child.text.lstrip().startswith("- /url: "):
-            href = _unquote(child.text.lstrip()[len("- /url: "):])
+            href = _unquote(child.text.lstrip()[len("- /url: ") :])
             url = urllib.parse.urljoin(base, href)
             head, colon = (line.text[:-1], ":") if line.text.endswith(":") else (line.text, "")
             out[index] = Line(_add_attr(head, f"[url={url}]") + colon, line.level)
@@ -181,8 +206,13 @@ def find(lines: list[Line], pattern: str, limit: int = 50) -> list[dict]:
             stack.pop()
         if not line.is_prop and matcher(_searchable(line)):
             owner = line if line.ref or not stack else stack[-1]
-            matches.append({"line": line.text.strip(), "ref": owner.ref,
-                            "path": [a.text.strip().rstrip(":") for a in stack]})
+            matches.append(
+                {
+                    "line": line.text.strip(),
+                    "ref": owner.ref,
+                    "path": [a.text.strip().rstrip(":") for a in stack],
+                }
+            )
             if len(matches) >= limit:
                 break
         stack.append(line)
@@ -197,7 +227,7 @@ def _searchable(line: Line) -> str:
 def _matcher(pattern: str):
     if len(pattern) > 2 and pattern.startswith("/") and pattern.rfind("/") > 0:
         end = pattern.rfind("/")
-        flags = re.IGNORECASE if "i" in pattern[end + 1:] else 0
+        flags = re.IGNORECASE if "i" in pattern[end + 1 :] else 0
         regex = re.compile(pattern[1:end], flags)
         return lambda text: regex.search(text) is not None
     needle = pattern.lower()

@@ -1,5 +1,6 @@
 """format=aria: Chrome's raw accessibility tree as a flat node list with `ax` refs
 (Accessibility.getFullAXTree; ignored nodes are skipped, their children keep their depth)."""
+
 from __future__ import annotations
 
 import time
@@ -15,21 +16,34 @@ def take(tab, options) -> dict:
     deadline = time.monotonic() + timeout
     frame_id = tab.session.call("Page.getFrameTree", timeout=timeout)["frameTree"]["frame"]["id"]
     try:
-        nodes = tab.session.call("Accessibility.getFullAXTree", timeout=max(0.1, deadline - time.monotonic()))["nodes"]
+        nodes = tab.session.call(
+            "Accessibility.getFullAXTree", timeout=max(0.1, deadline - time.monotonic())
+        )["nodes"]
     except errors.CdpTimeout:
-        raise errors.RequestTimeout("the accessibility tree did not arrive within timeoutMs") from None
+        raise errors.RequestTimeout(
+            "the accessibility tree did not arrive within timeoutMs"
+        ) from None
     store = refstore.store(tab)
     flat = flatten(nodes, options.limit, store.ax_counter)
     held = {}
     for entry in flat:
-        held[entry["ref"]] = {"session": tab.session, "backend": entry.get("backendDOMNodeId"), "frame": frame_id,
-                              "role": entry["role"], "name": entry["name"]}
+        held[entry["ref"]] = {
+            "session": tab.session,
+            "backend": entry.get("backendDOMNodeId"),
+            "frame": frame_id,
+            "role": entry["role"],
+            "name": entry["name"],
+        }
     held = {ref: info for ref, info in held.items() if info["backend"] is not None}
     counter = max([int(ref[2:]) for ref in held] + [store.ax_counter])
     store.replace_ax(held, counter)
-    return {"format": "aria", "url": tab.url, "nodes": flat,
-            "truncated": len(flat) >= options.limit and len(nodes) > len(flat),
-            "stats": {"nodes": len(flat), "total": len(nodes)}}
+    return {
+        "format": "aria",
+        "url": tab.url,
+        "nodes": flat,
+        "truncated": len(flat) >= options.limit and len(nodes) > len(flat),
+        "stats": {"nodes": len(flat), "total": len(nodes)},
+    }
 
 
 def flatten(nodes: list[dict], limit: int, base: int) -> list[dict]:
@@ -52,8 +66,12 @@ def flatten(nodes: list[dict], limit: int, base: int) -> list[dict]:
 
 
 def _entry(node: dict, depth: int, number: int) -> dict:
-    entry = {"ref": f"ax{number}", "role": _value(node.get("role")), "name": _value(node.get("name")),
-             "depth": depth}
+    entry = {
+        "ref": f"ax{number}",
+        "role": _value(node.get("role")),
+        "name": _value(node.get("name")),
+        "depth": depth,
+    }
     for key in ("value", "description"):
         value = _value(node.get(key))
         if value not in ("", None):

@@ -1,6 +1,7 @@
 """Accessibility snapshots of a tab (DESIGN.md §7): options, walking every frame (same-process
 and out-of-process iframes), the text operations, refs, find and the labelled screenshot.
 The in-page walker and Chrome's names are in aria.py; text operations in ariatext.py."""
+
 from __future__ import annotations
 
 import re
@@ -21,7 +22,9 @@ MAX_FRAMES = 50
 # tab: two snapshots of one tab at once would interleave, so they take turns. Reentrant: resolving
 # frame= inside a snapshot may walk the frame again to find a role ref.
 SNAPSHOT_LOCK = StateKey("snapshot.lock", lambda tab: threading.RLock())
-_CONTEXT_GONE = re.compile(r"context was destroyed|cannot find context|no frame with given id", re.I)
+_CONTEXT_GONE = re.compile(
+    r"context was destroyed|cannot find context|no frame with given id", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,9 @@ class Options:
     labels: bool = False
     urls: bool = False
     refs: bool = True
-    ref_mode: str = "aria"    # refs=aria (bound to the element) or refs=role (re-found by role + name)
+    ref_mode: str = (
+        "aria"  # refs=aria (bound to the element) or refs=role (re-found by role + name)
+    )
     wrap: bool = False
     timeout_ms: int = 20000
 
@@ -55,6 +60,7 @@ class Options:
 @dataclass
 class Target:
     """One frame to walk: its session, its frame id and ref prefix."""
+
     session: object
     frame_id: str
     prefix: str
@@ -69,19 +75,27 @@ def take(tab, options: Options) -> dict:
     tab.check_usable()
     lock = _lock(tab)
     if not lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
-        raise errors.RequestTimeout(f"another snapshot of tab {tab.tab_id} did not finish within "
-                                    f"timeoutMs={opts.timeout_ms}")
+        raise errors.RequestTimeout(
+            f"another snapshot of tab {tab.tab_id} did not finish within "
+            f"timeoutMs={opts.timeout_ms}"
+        )
     try:
         return _take(tab, opts, deadline)
     except errors.CdpTimeout:
-        raise errors.RequestTimeout(f"the snapshot did not finish within timeoutMs={opts.timeout_ms} "
-                                    "(the page may be busy running script)") from None
+        raise errors.RequestTimeout(
+            f"the snapshot did not finish within timeoutMs={opts.timeout_ms} "
+            "(the page may be busy running script)"
+        ) from None
     except errors.CdpError as exc:
         if tab.crashed:
-            raise errors.TabCrashed(f"tab {tab.tab_id} crashed; close it and open a new one") from None
+            raise errors.TabCrashed(
+                f"tab {tab.tab_id} crashed; close it and open a new one"
+            ) from None
         if _CONTEXT_GONE.search(exc.message or ""):
-            raise errors.TabLoading("the tab is navigating: its document went away during the snapshot; "
-                                    "wait for the page to load and take it again") from None
+            raise errors.TabLoading(
+                "the tab is navigating: its document went away during the snapshot; "
+                "wait for the page to load and take it again"
+            ) from None
         raise
     finally:
         lock.release()
@@ -103,7 +117,7 @@ def _take(tab, opts: Options, deadline: float) -> dict:
     shown = ariatext.refs_in(text)
     refs = {ref: info for ref, info in refs.items() if ref in shown}
     if opts.refs:
-        if root.prefix in frames:    # the scope a role ref's nth was counted in
+        if root.prefix in frames:  # the scope a role ref's nth was counted in
             frames[root.prefix] = replace(frames[root.prefix], selector=opts.selector)
         store.replace(refs, frames, counter, mode=opts.ref_mode)
     return _response(tab, opts, text, refs, truncated, chrome)
@@ -131,12 +145,21 @@ def _shape(text: str, opts: Options, base_url: str) -> str:
 
 def _response(tab, opts: Options, text: str, refs: dict, truncated: bool, chrome: int) -> dict:
     # each ref is on one line: the interactive lines are counted from the refs, not by parsing
-    interactive = sum(1 for info in refs.values() if info["role"] in ariatext.INTERACTIVE_ROLES or info["cursor"])
+    interactive = sum(
+        1 for info in refs.values() if info["role"] in ariatext.INTERACTIVE_ROLES or info["cursor"]
+    )
     body = {
-        "format": "ai", "url": tab.url, "snapshot": _wrap(text) if opts.wrap else text,
+        "format": "ai",
+        "url": tab.url,
+        "snapshot": _wrap(text) if opts.wrap else text,
         "refs": {ref: _public(info) for ref, info in refs.items()},
-        "stats": {"lines": sum(1 for line in text.split("\n") if line), "chars": len(text),
-                  "refs": len(refs), "interactive": interactive, "chromeNames": chrome},
+        "stats": {
+            "lines": sum(1 for line in text.split("\n") if line),
+            "chars": len(text),
+            "refs": len(refs),
+            "interactive": interactive,
+            "chromeNames": chrome,
+        },
     }
     if truncated:
         body["truncated"] = True
@@ -152,6 +175,7 @@ def _public(info: dict) -> dict:
 
 def _wrap(text: str) -> str:
     from clawd.security.content import wrap_untrusted
+
     return wrap_untrusted(text, source="snapshot")
 
 
@@ -165,7 +189,7 @@ def _left(deadline: float) -> float:
 
 
 def _main_frame_id(session, deadline: float) -> str:
-    if session.target_id:    # a page target's main frame has the target's id
+    if session.target_id:  # a page target's main frame has the target's id
         return session.target_id
     return session.call("Page.getFrameTree", timeout=_left(deadline))["frameTree"]["frame"]["id"]
 
@@ -174,25 +198,36 @@ def _root_target(tab, opts: Options, store, deadline: float) -> Target:
     main = Target(tab.session, _main_frame_id(tab.session, deadline), "")
     if not opts.frame:
         return main
-    if ref_syntax.CANONICAL.match(ref_syntax.normalize(opts.frame)) and "ax" not in opts.frame:   # else CSS
+    if (
+        ref_syntax.CANONICAL.match(ref_syntax.normalize(opts.frame)) and "ax" not in opts.frame
+    ):  # else CSS
         resolved = refstore.resolve_ref(tab, opts.frame)
         if resolved.role != "iframe":
             raise errors.InvalidRequest(f"frame={opts.frame} is a {resolved.role}, not an iframe")
-        return _frame_of_node(tab, resolved.session, {"backendNodeId": resolved.backend_node_id}, store, deadline)
-    reply = tab.session.call("Runtime.evaluate", {"expression": f"document.querySelector({_js(opts.frame)})"},
-                             timeout=_left(deadline))
+        return _frame_of_node(
+            tab, resolved.session, {"backendNodeId": resolved.backend_node_id}, store, deadline
+        )
+    reply = tab.session.call(
+        "Runtime.evaluate",
+        {"expression": f"document.querySelector({_js(opts.frame)})"},
+        timeout=_left(deadline),
+    )
     if "exceptionDetails" in reply:
         raise errors.InvalidRequest(f"frame={opts.frame!r} is not a valid CSS selector")
     if reply["result"].get("subtype") == "null":
         raise errors.FrameNotFound(f"no element matches frame={opts.frame!r}")
-    return _frame_of_node(tab, tab.session, {"objectId": reply["result"]["objectId"]}, store, deadline)
+    return _frame_of_node(
+        tab, tab.session, {"objectId": reply["result"]["objectId"]}, store, deadline
+    )
 
 
 def _frame_of_node(tab, session, node_ref: dict, store, deadline: float) -> Target:
     node = session.call("DOM.describeNode", node_ref, timeout=_left(deadline))["node"]
     frame_id = node.get("frameId") if node.get("nodeName") in ("IFRAME", "FRAME") else None
     if not frame_id:
-        raise errors.InvalidRequest(f"frame= names a <{node.get('nodeName', '?').lower()}>, not an iframe")
+        raise errors.InvalidRequest(
+            f"frame= names a <{node.get('nodeName', '?').lower()}>, not an iframe"
+        )
     child = tab.child_sessions().get(frame_id)
     target_session = child or session
     if child is not None:
@@ -202,6 +237,7 @@ def _frame_of_node(tab, session, node_ref: dict, store, deadline: float) -> Targ
 
 def _js(value: str) -> str:
     import json
+
     return json.dumps(value)
 
 
@@ -214,8 +250,15 @@ def _walk_tree(tab, root: Target, opts: Options, mode: str, store, deadline: flo
 
     def walk(target: Target, selector: str | None) -> str:
         nonlocal counter
-        walk_opts = aria.Walk(target.session, target.frame_id, mode, target.prefix, selector, deadline,
-                              root=target is root)
+        walk_opts = aria.Walk(
+            target.session,
+            target.frame_id,
+            mode,
+            target.prefix,
+            selector,
+            deadline,
+            root=target is root,
+        )
         try:
             result = aria.walk_frame(walk_opts, counter)
         except errors.CdpError as exc:
@@ -228,7 +271,13 @@ def _walk_tree(tab, root: Target, opts: Options, mode: str, store, deadline: flo
         state["chrome"] += result.chrome_names
         frames[target.prefix] = refstore.FrameRefs(target.session, target.frame_id)
         for ref, role, name, nth, cursor in result.refs:
-            refs[ref] = {"role": role, "name": name, "nth": nth, "cursor": cursor, "prefix": target.prefix}
+            refs[ref] = {
+                "role": role,
+                "name": name,
+                "nth": nth,
+                "cursor": cursor,
+                "prefix": target.prefix,
+            }
         text = result.text
         for iframe_ref in result.iframes:
             state["frames"] += 1
@@ -244,8 +293,11 @@ def _walk_tree(tab, root: Target, opts: Options, mode: str, store, deadline: flo
 
 
 def _iframe_target(tab, parent: Target, context: int, iframe_ref: str, store, deadline: float):
-    reply = parent.session.call("Runtime.evaluate", {"expression": f"__clawd.element({_js(iframe_ref)})",
-                                                     "contextId": context}, timeout=_left(deadline))
+    reply = parent.session.call(
+        "Runtime.evaluate",
+        {"expression": f"__clawd.element({_js(iframe_ref)})", "contextId": context},
+        timeout=_left(deadline),
+    )
     object_id = reply.get("result", {}).get("objectId")
     if not object_id:
         return None
@@ -261,7 +313,9 @@ def _iframe_target(tab, parent: Target, context: int, iframe_ref: str, store, de
 LOOKUP_TIMEOUT = 10.0
 
 
-def find_by_role(tab, frame: refstore.FrameRefs, prefix: str, role: str, name: str, nth: int) -> int | None:
+def find_by_role(
+    tab, frame: refstore.FrameRefs, prefix: str, role: str, name: str, nth: int
+) -> int | None:
     """The backend node id of the element that has `role`, `name` and `nth` among equals in the
     frame's document now, counted as the snapshot counted them (same walk, same scope), or None.
     For a role ref whose element a re-render replaced: the walk leaves the page's refs of the latest
@@ -271,26 +325,46 @@ def find_by_role(tab, frame: refstore.FrameRefs, prefix: str, role: str, name: s
     if not lock.acquire(timeout=LOOKUP_TIMEOUT):
         raise errors.RequestTimeout(f"another snapshot of tab {tab.tab_id} did not finish in time")
     try:
-        walk = aria.Walk(frame.session, frame.frame_id, "ai", prefix, frame.selector, deadline, lookup=True)
+        walk = aria.Walk(
+            frame.session, frame.frame_id, "ai", prefix, frame.selector, deadline, lookup=True
+        )
         result = aria.walk_frame(walk, refstore.store(tab).counter)
-        match = next((ref for ref, r_role, r_name, r_nth, _ in result.refs
-                      if (r_role, r_name, r_nth or 0) == (role, name, nth)), None)
-        return None if match is None else _lookup_backend(frame.session, result.context, match, deadline)
-    except (errors.SelectorNotFound, errors.InvalidRequest):    # the snapshot's selector= matches nothing now
+        match = next(
+            (
+                ref
+                for ref, r_role, r_name, r_nth, _ in result.refs
+                if (r_role, r_name, r_nth or 0) == (role, name, nth)
+            ),
+            None,
+        )
+        return (
+            None
+            if match is None
+            else _lookup_backend(frame.session, result.context, match, deadline)
+        )
+    except (
+        errors.SelectorNotFound,
+        errors.InvalidRequest,
+    ):  # the snapshot's selector= matches nothing now
         return None
     except errors.CdpError:
-        raise errors.RefStale(f"the document of the {role} {name!r} went away; take a new snapshot") from None
+        raise errors.RefStale(
+            f"the document of the {role} {name!r} went away; take a new snapshot"
+        ) from None
     finally:
         lock.release()
 
 
 def _lookup_backend(session, context: int, ref: str, deadline: float) -> int | None:
-    element = aria.evaluate(session, context, f"__clawd.lookup.get({_js(ref)})", _left(deadline), by_value=False)
+    element = aria.evaluate(
+        session, context, f"__clawd.lookup.get({_js(ref)})", _left(deadline), by_value=False
+    )
     if "objectId" not in element:
         return None
     try:
-        return session.call("DOM.describeNode", {"objectId": element["objectId"]},
-                            timeout=_left(deadline))["node"]["backendNodeId"]
+        return session.call(
+            "DOM.describeNode", {"objectId": element["objectId"]}, timeout=_left(deadline)
+        )["node"]["backendNodeId"]
     finally:
         session.try_call("Runtime.releaseObjectGroup", {"objectGroup": aria.GROUP})
 
@@ -299,16 +373,23 @@ def _lookup_backend(session, context: int, ref: str, deadline: float) -> int | N
 def find(tab, options: Options, pattern: str) -> dict:
     """The lines whose name or text matches, each with its ref and path:
     `{url, text, matches, count}`."""
-    opts = replace(options, interactive=False, compact=False, depth=None, max_chars=0, mode=None, refs=True)
+    opts = replace(
+        options, interactive=False, compact=False, depth=None, max_chars=0, mode=None, refs=True
+    )
     taken = take(tab, opts)
     try:
-        matches = ariatext.find(ariatext.parse(taken["snapshot"]), pattern, limit=options.limit or 50)
+        matches = ariatext.find(
+            ariatext.parse(taken["snapshot"]), pattern, limit=options.limit or 50
+        )
     except re.error as exc:
         raise errors.InvalidRequest(f"text is not a valid /regex/: {exc}") from None
     body = {"url": tab.url, "text": pattern, "matches": matches, "count": len(matches)}
     if options.wrap:
         from clawd.security.content import wrap_untrusted
-        body["matches"] = [{**m, "line": wrap_untrusted(m["line"], source="snapshot")} for m in matches]
+
+        body["matches"] = [
+            {**m, "line": wrap_untrusted(m["line"], source="snapshot")} for m in matches
+        ]
     return body
 
 
@@ -316,6 +397,7 @@ def find(tab, options: Options, pattern: str) -> dict:
 class Labelled:
     """A viewport screenshot with refs drawn on it: the image, its type (png or jpeg), how many
     refs were labelled and how many were not (off screen, hidden, in an iframe)."""
+
     image: bytes
     type: str
     drawn: int
@@ -329,6 +411,7 @@ class Labelled:
 def labels(tab, refs: dict, *, timeout_ms: int = 20000) -> Labelled:
     """A viewport screenshot with every ref of the main frame outlined and labelled."""
     from clawd.page.observe import capture
+
     main = [ref for ref in refs if not ref.startswith("f")]
     deadline = time.monotonic() + timeout_ms / 1000
     context = aria.world(tab.session, _main_frame_id(tab.session, deadline), _left(deadline))
@@ -336,6 +419,7 @@ def labels(tab, refs: dict, *, timeout_ms: int = 20000) -> Labelled:
     try:
         data, kind = capture.screenshot(tab, timeout=_left(deadline))
     finally:
-        tab.session.try_call("Runtime.evaluate", {"expression": "__clawd.clearLabels()",
-                                                  "contextId": context})
+        tab.session.try_call(
+            "Runtime.evaluate", {"expression": "__clawd.clearLabels()", "contextId": context}
+        )
     return Labelled(data, kind, drawn["drawn"], drawn["skipped"] + len(refs) - len(main))

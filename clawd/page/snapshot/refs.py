@@ -2,13 +2,14 @@
 turning a ref back into a live node for actions, screenshots and highlights.
 
 A ref is bound to the element itself: the page side keeps ref -> element for the latest snapshot
-of its document (page/snapshot/js/snapshot.js). Numbers are never reused within a tab, so a ref from an
-older document can never land on another element: it answers REF_STALE.
+of its document (page/snapshot/js/snapshot.js). Numbers are never reused within a tab, so a ref
+from an older document can never land on another element: it answers REF_STALE.
 
 A snapshot taken with refs=role (OpenClaw's role refs, DESIGN.md §17) keeps that binding, and when
 the element was removed from the same document since (a framework re-rendered it), the ref lands
 on the element that now has its role, name and nth among equals, as Playwright's getByRole would.
 """
+
 from __future__ import annotations
 
 import threading
@@ -20,7 +21,10 @@ from clawd.cdp.session import Session
 from clawd.ref_syntax import CANONICAL, normalize
 
 STALE_HINT = "take a new snapshot"
-MODES = ("aria", "role")    # refs=aria: bound to the element; refs=role: re-found by role + name + nth
+MODES = (
+    "aria",
+    "role",
+)  # refs=aria: bound to the element; refs=role: re-found by role + name + nth
 
 
 @dataclass(frozen=True)
@@ -37,19 +41,20 @@ class ResolvedRef:
 class FrameRefs:
     session: Session
     frame_id: str
-    selector: str | None = None     # the snapshot's selector= (the scope a role ref's nth counts in)
+    selector: str | None = None  # the snapshot's selector= (the scope a role ref's nth counts in)
 
 
 @dataclass
 class RefStore:
     """One tab's refs: those of its latest snapshot only (every frame), plus the counters."""
-    counter: int = 0                                        # highest e-number minted in this tab
-    refs: dict[str, dict] = field(default_factory=dict)     # ref -> {role, name, nth?, prefix}
-    frames: dict[str, FrameRefs] = field(default_factory=dict)   # prefix ("" main, "f1") -> frame
+
+    counter: int = 0  # highest e-number minted in this tab
+    refs: dict[str, dict] = field(default_factory=dict)  # ref -> {role, name, nth?, prefix}
+    frames: dict[str, FrameRefs] = field(default_factory=dict)  # prefix ("" main, "f1") -> frame
     prefixes: dict[str, str] = field(default_factory=dict)  # frameId -> prefix, never reused
     ax_counter: int = 0
-    ax: dict[str, dict] = field(default_factory=dict)       # "ax3" -> {session, backend, role, name}
-    mode: str = "aria"                                      # how the latest snapshot's refs resolve
+    ax: dict[str, dict] = field(default_factory=dict)  # "ax3" -> {session, backend, role, name}
+    mode: str = "aria"  # how the latest snapshot's refs resolve
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def prefix_for(self, frame_id: str) -> str:
@@ -58,8 +63,14 @@ class RefStore:
                 self.prefixes[frame_id] = f"f{len(self.prefixes) + 1}"
             return self.prefixes[frame_id]
 
-    def replace(self, refs: dict[str, dict], frames: dict[str, FrameRefs], counter: int, *,
-                mode: str = "aria") -> None:
+    def replace(
+        self,
+        refs: dict[str, dict],
+        frames: dict[str, FrameRefs],
+        counter: int,
+        *,
+        mode: str = "aria",
+    ) -> None:
         with self.lock:
             self.refs = refs
             self.frames = frames
@@ -89,7 +100,9 @@ def resolve_ref(tab, ref: str) -> ResolvedRef:
     if found.group(3) is not None:
         return _resolve_ax(refs, name, int(found.group(3)))
     if int(found.group(2)) > refs.counter:
-        raise errors.RefUnknown(f"ref {name} was never part of a snapshot of this tab; take a snapshot first")
+        raise errors.RefUnknown(
+            f"ref {name} was never part of a snapshot of this tab; take a snapshot first"
+        )
     with refs.lock:
         info, mode = refs.refs.get(name), refs.mode
     if info is None:
@@ -113,22 +126,38 @@ class _Removed(errors.RefStale):
 def _by_role(tab, frame: FrameRefs, ref: str, info: dict) -> int:
     """A role ref whose element a re-render replaced: the element that has its role, name and nth
     now (snapshot.py walks the frame again without touching the refs of the latest snapshot)."""
-    from clawd.page.snapshot import build as snapshot   # snapshot imports refs; the cycle is only at call time
-    found = snapshot.find_by_role(tab, frame, info["prefix"], info["role"], info["name"], info.get("nth") or 0)
+    from clawd.page.snapshot import (
+        build as snapshot,
+    )  # snapshot imports refs; the cycle is only at call time
+
+    found = snapshot.find_by_role(
+        tab, frame, info["prefix"], info["role"], info["name"], info.get("nth") or 0
+    )
     if found is None:
         nth = f" (nth={info['nth']})" if info.get("nth") else ""
-        raise errors.RefStale(f"ref {ref} is stale: its element was removed and no {info['role']} "
-                              f"{info['name']!r}{nth} is on the page now; {STALE_HINT}")
+        raise errors.RefStale(
+            f"ref {ref} is stale: its element was removed and no {info['role']} "
+            f"{info['name']!r}{nth} is on the page now; {STALE_HINT}"
+        )
     return found
 
 
 def _live_backend_id(frame: FrameRefs, ref: str) -> int:
-    from clawd.page.snapshot import aria   # aria imports nothing of refs; the cycle is only at call time
+    from clawd.page.snapshot import (
+        aria,
+    )  # aria imports nothing of refs; the cycle is only at call time
+
     try:
         context = aria.world(frame.session, frame.frame_id, 5.0)
-        result = frame.session.call("Runtime.evaluate", {
-            "expression": f"globalThis.__clawd ? __clawd.element({ref!r}) : 'unknown'",
-            "contextId": context, "returnByValue": False}, timeout=5.0)
+        result = frame.session.call(
+            "Runtime.evaluate",
+            {
+                "expression": f"globalThis.__clawd ? __clawd.element({ref!r}) : 'unknown'",
+                "contextId": context,
+                "returnByValue": False,
+            },
+            timeout=5.0,
+        )
     except errors.CdpError:
         raise errors.RefStale(f"the document of ref {ref} is gone; {STALE_HINT}") from None
     value = result.get("result", {})
@@ -137,7 +166,9 @@ def _live_backend_id(frame: FrameRefs, ref: str) -> int:
             raise _Removed(f"ref {ref} is stale (its element was removed); {STALE_HINT}")
         raise errors.RefStale(f"ref {ref} is stale (the page changed); {STALE_HINT}")
     try:
-        node = frame.session.call("DOM.describeNode", {"objectId": value["objectId"]}, timeout=5.0)["node"]
+        node = frame.session.call("DOM.describeNode", {"objectId": value["objectId"]}, timeout=5.0)[
+            "node"
+        ]
     finally:
         frame.session.try_call("Runtime.releaseObject", {"objectId": value["objectId"]})
     return node["backendNodeId"]

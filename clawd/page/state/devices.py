@@ -1,6 +1,7 @@
 """Device presets for `POST /set/device`: viewport (CSS pixels), device scale factor, mobile, touch
 and user agent of common phones, tablets and desktops. Viewports are the devices' full screens in
 portrait. `{chrome}` in a user agent becomes the running browser's own Chrome version."""
+
 from __future__ import annotations
 
 import difflib
@@ -8,16 +9,26 @@ from dataclasses import dataclass
 
 from clawd import errors
 
-_IOS = ("Mozilla/5.0 ({device}; CPU {os} {ver} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-        "Version/{safari} Mobile/15E148 Safari/604.1")
-_ANDROID = ("Mozilla/5.0 (Linux; Android {ver}; {model}) AppleWebKit/537.36 (KHTML, like Gecko) "
-            "Chrome/{{chrome}} {mobile}Safari/537.36")
-_WINDOWS = ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
-            "Chrome/{chrome} Safari/537.36")
-_MAC = ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
-        "Chrome/{chrome} Safari/537.36")
-_LINUX = ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
-          "Chrome/{chrome} Safari/537.36")
+_IOS = (
+    "Mozilla/5.0 ({device}; CPU {os} {ver} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+    "Version/{safari} Mobile/15E148 Safari/604.1"
+)
+_ANDROID = (
+    "Mozilla/5.0 (Linux; Android {ver}; {model}) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/{{chrome}} {mobile}Safari/537.36"
+)
+_WINDOWS = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/{chrome} Safari/537.36"
+)
+_MAC = (
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/{chrome} Safari/537.36"
+)
+_LINUX = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/{chrome} Safari/537.36"
+)
 
 
 @dataclass(frozen=True)
@@ -29,14 +40,21 @@ class Device:
     mobile: bool
     touch: bool
     user_agent: str
-    kind: str   # phone | tablet | desktop
+    kind: str  # phone | tablet | desktop
 
     def agent(self, chrome_version: str) -> str:
         return self.user_agent.replace("{chrome}", chrome_version)
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "width": self.width, "height": self.height, "deviceScaleFactor": self.scale,
-                "mobile": self.mobile, "touch": self.touch, "kind": self.kind}
+        return {
+            "name": self.name,
+            "width": self.width,
+            "height": self.height,
+            "deviceScaleFactor": self.scale,
+            "mobile": self.mobile,
+            "touch": self.touch,
+            "kind": self.kind,
+        }
 
 
 def _iphone(name: str, width: int, height: int, ios: str = "17_0", scale: float = 3) -> Device:
@@ -49,8 +67,15 @@ def _ipad(name: str, width: int, height: int, ios: str = "17_0") -> Device:
     return Device(name, width, height, 2, True, True, agent, "tablet")
 
 
-def _android(name: str, model: str, width: int, height: int, scale: float, version: str = "14",
-             kind: str = "phone") -> Device:
+def _android(
+    name: str,
+    model: str,
+    width: int,
+    height: int,
+    scale: float,
+    version: str = "14",
+    kind: str = "phone",
+) -> Device:
     agent = _ANDROID.format(ver=version, model=model, mobile="Mobile " if kind == "phone" else "")
     return Device(name, width, height, scale, True, True, agent, kind)
 
@@ -105,5 +130,9 @@ def find(name: str) -> Device:
         return device
     close = difflib.get_close_matches(key, list(_BY_KEY), n=4, cutoff=0.4)
     names = [_BY_KEY[k].name for k in close]
-    hint = f"; closest: {', '.join(names)}" if names else f"; known: {', '.join(d.name for d in DEVICES)}"
+    hint = (
+        f"; closest: {', '.join(names)}"
+        if names
+        else f"; known: {', '.join(d.name for d in DEVICES)}"
+    )
     raise errors.UnknownDevice(f"unknown device {name!r} in field 'name'{hint}", closest=names)

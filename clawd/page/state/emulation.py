@@ -4,6 +4,7 @@ applied to the tab and its iframes, inherited by popups the tab opens, reported 
 cleared by reset() (POST /stop on profiles clawd does not own). The CDP calls that put each
 override on a session are in overrides.py; credentials live with interception.py, which
 answers the challenges."""
+
 from __future__ import annotations
 
 import contextlib
@@ -12,7 +13,7 @@ import json
 import re
 import threading
 import urllib.parse
-from typing import Iterator
+from collections.abc import Iterator
 
 from clawd import errors
 from clawd.browser.tab import StateKey, Tab
@@ -104,7 +105,7 @@ class Emulation:
 
     def __init__(self, guard=None):
         self.guard = guard
-        self._tabs: dict[str, Tab] = {}   # raw targetId -> Tab, to find a popup's opener
+        self._tabs: dict[str, Tab] = {}  # raw targetId -> Tab, to find a popup's opener
         self._lock = threading.Lock()
 
     def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
@@ -157,7 +158,7 @@ def describe_tab(tab: Tab) -> dict:
     settings.pop("userAgent", None)
     creds = interception.state(tab).credentials()
     if creds:
-        settings["credentials"] = {"username": creds.get("username")}   # never the password
+        settings["credentials"] = {"username": creds.get("username")}  # never the password
     return settings
 
 
@@ -220,12 +221,20 @@ def set_credentials(tab: Tab, guard, username: str | None, password: str | None)
 
 
 # -- geolocation --------------------------------------------------------------------------------
-def set_geolocation(tab: Tab, latitude: float, longitude: float, accuracy: float | None = None,
-                    origin: str | None = None) -> str | None:
+def set_geolocation(
+    tab: Tab,
+    latitude: float,
+    longitude: float,
+    accuracy: float | None = None,
+    origin: str | None = None,
+) -> str | None:
     """Override the position and grant the permission to `origin` (default: the page's)."""
     origin = page_origin(origin, tab.url)
-    geo = {"latitude": latitude, "longitude": longitude,
-           "accuracy": 10.0 if accuracy is None else accuracy}
+    geo = {
+        "latitude": latitude,
+        "longitude": longitude,
+        "accuracy": 10.0 if accuracy is None else accuracy,
+    }
     with _changing(tab) as held:
         _apply(tab, overrides.apply_geolocation, geo)
         if origin:
@@ -256,8 +265,12 @@ def page_origin(origin: str | None, page_url: str) -> str | None:
         parts = urllib.parse.urlsplit(page_url or "")
         return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else None
     parts = urllib.parse.urlsplit(origin)
-    if parts.scheme not in ("http", "https") or not parts.netloc \
-            or parts.path not in ("", "/") or parts.query:
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.netloc
+        or parts.path not in ("", "/")
+        or parts.query
+    ):
         raise errors.InvalidRequest(f"origin must look like https://example.com, not {origin!r}")
     return f"{parts.scheme}://{parts.netloc}"
 
@@ -271,8 +284,10 @@ def set_media(tab: Tab, color_scheme: str | None, reduced_motion: str | None) ->
 
 
 def _merged_media(media: dict, color_scheme: str | None, reduced_motion: str | None) -> dict:
-    for key, value, allowed in (("colorScheme", color_scheme, COLOR_SCHEMES),
-                                ("reducedMotion", reduced_motion, REDUCED_MOTION)):
+    for key, value, allowed in (
+        ("colorScheme", color_scheme, COLOR_SCHEMES),
+        ("reducedMotion", reduced_motion, REDUCED_MOTION),
+    ):
         if value is None:
             continue
         if value not in allowed:
@@ -290,8 +305,10 @@ def set_timezone(tab: Tab, timezone: str | None) -> None:
         try:
             _apply(tab, overrides.apply_timezone, timezone)
         except errors.CdpError as exc:
-            raise errors.InvalidTimezone(f"timezone {timezone!r} is not an IANA time zone such "
-                                         f"as Europe/Berlin ({exc.message})") from None
+            raise errors.InvalidTimezone(
+                f"timezone {timezone!r} is not an IANA time zone such "
+                f"as Europe/Berlin ({exc.message})"
+            ) from None
         held.remember("timezone", timezone)
 
 
@@ -303,8 +320,9 @@ def set_locale(tab: Tab, locale: str | None) -> None:
         try:
             _apply(tab, overrides.apply_locale, locale)
         except errors.CdpError as exc:
-            raise errors.InvalidLocale(f"locale {locale!r} is not one Chromium knows "
-                                       f"({exc.message})") from None
+            raise errors.InvalidLocale(
+                f"locale {locale!r} is not one Chromium knows ({exc.message})"
+            ) from None
         held.remember("locale", locale)
         _apply(tab, overrides.apply_agent, held.snapshot())
 
@@ -318,8 +336,12 @@ def set_device(tab: Tab, name: str | None) -> dict | None:
         return None
     device = devices.find(name)
     agent = device.agent(overrides.chrome_version(tab.session))
-    viewport = {"width": device.width, "height": device.height,
-                "deviceScaleFactor": device.scale, "mobile": device.mobile}
+    viewport = {
+        "width": device.width,
+        "height": device.height,
+        "deviceScaleFactor": device.scale,
+        "mobile": device.mobile,
+    }
     with _changing(tab) as held:
         held.update(device=device.name, userAgent=agent, touch=device.touch, viewport=viewport)
         _apply_device(tab, held.snapshot())
@@ -331,14 +353,17 @@ def _apply_device(tab: Tab, settings: dict) -> None:
     _apply(tab, overrides.apply_agent, settings)
 
 
-def set_viewport(tab: Tab, width: int, height: int, scale: float | None = None,
-                 mobile: bool | None = None) -> dict:
+def set_viewport(
+    tab: Tab, width: int, height: int, scale: float | None = None, mobile: bool | None = None
+) -> dict:
     with _changing(tab) as held:
         previous = held.get("viewport") or {}
-        viewport = {"width": width, "height": height,
-                    "deviceScaleFactor": previous.get("deviceScaleFactor", 1)
-                    if scale is None else scale,
-                    "mobile": previous.get("mobile", False) if mobile is None else mobile}
+        viewport = {
+            "width": width,
+            "height": height,
+            "deviceScaleFactor": previous.get("deviceScaleFactor", 1) if scale is None else scale,
+            "mobile": previous.get("mobile", False) if mobile is None else mobile,
+        }
         held.remember("viewport", viewport)
         _apply(tab, overrides.apply_metrics, held.snapshot())
     return viewport

@@ -1,5 +1,6 @@
 """Navigating a tab and waiting for the load of exactly that navigation (by its loaderId); what the
 main frame is doing (navigations requested, committed, loaded); a tab's URL and title now."""
+
 from __future__ import annotations
 
 import threading
@@ -42,14 +43,17 @@ class NavigationLog:
 
     def __init__(self, frame_id: str):
         self.frame_id = frame_id
-        self.requested = 0          # navigations of this tab asked for so far
-        self.settled = 0            # and those that reached a document or ended otherwise
+        self.requested = 0  # navigations of this tab asked for so far
+        self.settled = 0  # and those that reached a document or ended otherwise
         self._loader: str | None = None
-        self._started = False       # a load began since the last request (its stop then counts)
+        self._started = False  # a load began since the last request (its stop then counts)
         self._cond = threading.Condition()
 
     def on_requested(self, params: dict) -> None:
-        if params.get("frameId") == self.frame_id and params.get("disposition", "currentTab") == "currentTab":
+        if (
+            params.get("frameId") == self.frame_id
+            and params.get("disposition", "currentTab") == "currentTab"
+        ):
             with self._cond:
                 self.requested += 1
                 self._started = False
@@ -61,8 +65,11 @@ class NavigationLog:
                 self._loader = frame.get("loaderId")
 
     def on_lifecycle(self, params: dict) -> None:
-        if (params.get("frameId") == self.frame_id and params.get("name") == "DOMContentLoaded"
-                and params.get("loaderId") == self._loader):
+        if (
+            params.get("frameId") == self.frame_id
+            and params.get("name") == "DOMContentLoaded"
+            and params.get("loaderId") == self._loader
+        ):
             self._settle()
 
     def on_same_document(self, params: dict) -> None:
@@ -159,10 +166,12 @@ def navigate(tab: Tab, url: str, *, policy, timeout: float = DEFAULT_TIMEOUT) ->
 def _raise_navigation_error(tab: Tab, url: str, error_text: str) -> None:
     blocked = interception.state(tab).take_blocked()
     if blocked is not None:
-        raise errors.NavigationBlocked(f"navigation to {url} was blocked: a request to "
-                                       f"{blocked['url']} is not allowed by the navigation policy")
+        raise errors.NavigationBlocked(
+            f"navigation to {url} was blocked: a request to "
+            f"{blocked['url']} is not allowed by the navigation policy"
+        )
     if error_text == ABORTED:
-        return   # a navigation that became a download, or was replaced by another one
+        return  # a navigation that became a download, or was replaced by another one
     raise errors.NavigationFailed(f"navigation to {url} failed: {error_text}", errorText=error_text)
 
 
@@ -177,7 +186,7 @@ def refresh(tab: Tab) -> Tab:
         history = tab.session.call("Page.getNavigationHistory", timeout=5.0)
         entry = history["entries"][history["currentIndex"]]
     except (errors.ClawdError, KeyError, IndexError):
-        return tab             # closing, crashed: what we knew last
+        return tab  # closing, crashed: what we knew last
     tab.url, tab.title = entry.get("url", tab.url), entry.get("title", tab.title)
     return tab
 
@@ -191,8 +200,9 @@ def page_state(tab: Tab) -> dict:
 
 def evaluate_value(session: Session, expression: str, *, timeout: float | None = 10.0):
     """Runtime.evaluate returning the value; None when the page threw."""
-    answer = session.call("Runtime.evaluate", {"expression": expression, "returnByValue": True},
-                          timeout=timeout)
+    answer = session.call(
+        "Runtime.evaluate", {"expression": expression, "returnByValue": True}, timeout=timeout
+    )
     if "exceptionDetails" in answer:
         return None
     return answer.get("result", {}).get("value")

@@ -1,6 +1,7 @@
 """How each emulation override is put on (or taken off) one CDP session: a tab's own, an
 iframe's, a popup's. Each `apply_*` takes `(session, value, main)`; which overrides a tab has,
 and changing them, is emulation.py's."""
+
 from __future__ import annotations
 
 import weakref
@@ -15,7 +16,7 @@ def apply_offline(session: Session, offline: bool, main: bool) -> None:
     rules = [{"urlPattern": "", "offline": offline, **ONLINE}] if offline else []
     try:
         session.call("Network.emulateNetworkConditionsByRule", {"matchedNetworkConditions": rules})
-    except errors.CdpError:    # older Chromium: the deprecated all-in-one method
+    except errors.CdpError:  # older Chromium: the deprecated all-in-one method
         session.call("Network.emulateNetworkConditions", {"offline": offline, **ONLINE})
         return
     session.call("Network.overrideNetworkState", {"offline": offline, **ONLINE})
@@ -26,8 +27,10 @@ def apply_headers(session: Session, headers: dict, main: bool) -> None:
 
 
 def apply_geolocation(session: Session, geo: dict, main: bool) -> None:
-    session.call("Emulation.setGeolocationOverride",
-                 {k: geo[k] for k in ("latitude", "longitude", "accuracy")})
+    session.call(
+        "Emulation.setGeolocationOverride",
+        {k: geo[k] for k in ("latitude", "longitude", "accuracy")},
+    )
 
 
 def clear_geolocation(session: Session, value, main: bool) -> None:
@@ -35,9 +38,15 @@ def clear_geolocation(session: Session, value, main: bool) -> None:
 
 
 def apply_media(session: Session, media: dict, main: bool) -> None:
-    session.call("Emulation.setEmulatedMedia", {"features": [
-        {"name": "prefers-color-scheme", "value": media.get("colorScheme", "")},
-        {"name": "prefers-reduced-motion", "value": media.get("reducedMotion", "")}]})
+    session.call(
+        "Emulation.setEmulatedMedia",
+        {
+            "features": [
+                {"name": "prefers-color-scheme", "value": media.get("colorScheme", "")},
+                {"name": "prefers-reduced-motion", "value": media.get("reducedMotion", "")},
+            ]
+        },
+    )
 
 
 def apply_timezone(session: Session, timezone: str | None, main: bool) -> None:
@@ -86,26 +95,40 @@ def chrome_version(session: Session) -> str:
 
 def apply_metrics(session: Session, settings: dict, main: bool) -> None:
     if not main:
-        return   # iframes follow their page's metrics
+        return  # iframes follow their page's metrics
     viewport = settings.get("viewport")
     if viewport:
-        session.call("Emulation.setDeviceMetricsOverride", {
-            "width": viewport["width"], "height": viewport["height"],
-            "deviceScaleFactor": viewport["deviceScaleFactor"], "mobile": viewport["mobile"],
-            "screenWidth": viewport["width"], "screenHeight": viewport["height"]})
+        session.call(
+            "Emulation.setDeviceMetricsOverride",
+            {
+                "width": viewport["width"],
+                "height": viewport["height"],
+                "deviceScaleFactor": viewport["deviceScaleFactor"],
+                "mobile": viewport["mobile"],
+                "screenWidth": viewport["width"],
+                "screenHeight": viewport["height"],
+            },
+        )
     else:
         session.call("Emulation.clearDeviceMetricsOverride")
     touch = bool(settings.get("touch"))
-    session.call("Emulation.setTouchEmulationEnabled",
-                 {"enabled": touch, **({"maxTouchPoints": 5} if touch else {})})
+    session.call(
+        "Emulation.setTouchEmulationEnabled",
+        {"enabled": touch, **({"maxTouchPoints": 5} if touch else {})},
+    )
 
 
 # -- all at once ----------------------------------------------------------------------------------
 def apply_all(session: Session, settings: dict, *, main: bool) -> None:
     """Put a tab's remembered overrides on a new session (a popup, an iframe)."""
-    steps = [(apply_offline, "offline"), (apply_headers, "headers"),
-             (apply_geolocation, "geolocation"), (apply_media, "media"),
-             (apply_timezone, "timezone"), (apply_locale, "locale")]
+    steps = [
+        (apply_offline, "offline"),
+        (apply_headers, "headers"),
+        (apply_geolocation, "geolocation"),
+        (apply_media, "media"),
+        (apply_timezone, "timezone"),
+        (apply_locale, "locale"),
+    ]
     for apply, key in steps:
         if settings.get(key):
             _try(apply, session, settings[key], main)
@@ -117,9 +140,13 @@ def apply_all(session: Session, settings: dict, *, main: bool) -> None:
 
 def clear_all(session: Session, settings: dict, *, main: bool) -> None:
     """Take the overrides in `settings` off a session."""
-    steps = [("offline", apply_offline, False), ("headers", apply_headers, {}),
-             ("media", apply_media, {}), ("timezone", apply_timezone, None),
-             ("locale", apply_locale, None)]
+    steps = [
+        ("offline", apply_offline, False),
+        ("headers", apply_headers, {}),
+        ("media", apply_media, {}),
+        ("timezone", apply_timezone, None),
+        ("locale", apply_locale, None),
+    ]
     for key, apply, cleared in steps:
         if key in settings:
             _try(apply, session, cleared, main)

@@ -1,5 +1,6 @@
 """Browser state a page keeps: cookies (Network/Storage domains) and localStorage/sessionStorage
 (read and written in the page's main frame)."""
+
 from __future__ import annotations
 
 import json
@@ -9,9 +10,29 @@ from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
 
-COOKIE_FIELDS = ("name", "value", "domain", "path", "expires", "httpOnly", "secure", "session", "sameSite")
+COOKIE_FIELDS = (
+    "name",
+    "value",
+    "domain",
+    "path",
+    "expires",
+    "httpOnly",
+    "secure",
+    "session",
+    "sameSite",
+)
 _SAME_SITE = {"strict": "Strict", "lax": "Lax", "none": "None"}
-_COOKIE_KEYS = {"name", "value", "url", "domain", "path", "expires", "httpOnly", "secure", "sameSite"}
+_COOKIE_KEYS = {
+    "name",
+    "value",
+    "url",
+    "domain",
+    "path",
+    "expires",
+    "httpOnly",
+    "secure",
+    "sameSite",
+}
 KINDS = {"local": "localStorage", "session": "sessionStorage"}
 
 
@@ -30,21 +51,33 @@ def set_cookie(tab: Tab, cookie) -> dict:
     try:
         answer = tab.session.call("Network.setCookie", params)
     except errors.CdpError as exc:
-        raise errors.InvalidCookie(f"cookie {params['name']!r} was refused by Chromium: {exc.message}") from None
+        raise errors.InvalidCookie(
+            f"cookie {params['name']!r} was refused by Chromium: {exc.message}"
+        ) from None
     if answer.get("success") is False:
-        raise errors.InvalidCookie(f"cookie {params['name']!r} was refused by Chromium (check cookie.domain, "
-                                   f"cookie.url, cookie.secure and cookie.sameSite)")
+        raise errors.InvalidCookie(
+            f"cookie {params['name']!r} was refused by Chromium (check cookie.domain, "
+            f"cookie.url, cookie.secure and cookie.sameSite)"
+        )
     return {k: params[k] for k in ("name", "url", "domain", "path") if k in params}
 
 
 def cookie_params(cookie, page_url: str = "") -> dict:
-    """Network.setCookie parameters from a request's `cookie`; 400 INVALID_COOKIE naming the field."""
+    """Network.setCookie parameters from a request's `cookie`;
+    400 INVALID_COOKIE naming the field."""
     if not isinstance(cookie, dict):
-        raise errors.InvalidCookie("cookie must be an object such as {\"name\": \"a\", \"value\": \"1\", \"url\": ...}")
+        raise errors.InvalidCookie(
+            "cookie must be an object such as {\"name\": \"a\", \"value\": \"1\", \"url\": ...}"
+        )
     unknown = sorted(set(cookie) - _COOKIE_KEYS)
     if unknown:
-        raise errors.InvalidCookie(f"unknown field cookie.{unknown[0]}; allowed: {', '.join(sorted(_COOKIE_KEYS))}")
-    params = {"name": _text(cookie, "name", empty=False), "value": _text(cookie, "value", empty=True)}
+        raise errors.InvalidCookie(
+            f"unknown field cookie.{unknown[0]}; allowed: {', '.join(sorted(_COOKIE_KEYS))}"
+        )
+    params = {
+        "name": _text(cookie, "name", empty=False),
+        "value": _text(cookie, "value", empty=True),
+    }
     for key in ("url", "domain", "path"):
         if cookie.get(key) is not None:
             params[key] = _text(cookie, key, empty=False)
@@ -52,7 +85,9 @@ def cookie_params(cookie, page_url: str = "") -> dict:
         raise errors.InvalidCookie(f"cookie.url must be an http(s) URL, not {params['url']!r}")
     if "url" not in params and "domain" not in params:
         if not page_url.startswith(("http://", "https://")):
-            raise errors.InvalidCookie("cookie.url or cookie.domain is required (the page has no http(s) URL)")
+            raise errors.InvalidCookie(
+                "cookie.url or cookie.domain is required (the page has no http(s) URL)"
+            )
         params["url"] = page_url
     if "domain" in params and "url" not in params:
         params.setdefault("path", "/")
@@ -64,7 +99,9 @@ def cookie_params(cookie, page_url: str = "") -> dict:
     if cookie.get("sameSite") is not None:
         same = _SAME_SITE.get(str(cookie["sameSite"]).lower())
         if same is None:
-            raise errors.InvalidCookie(f"cookie.sameSite must be Strict, Lax or None, not {cookie['sameSite']!r}")
+            raise errors.InvalidCookie(
+                f"cookie.sameSite must be Strict, Lax or None, not {cookie['sameSite']!r}"
+            )
         params["sameSite"] = same
     if cookie.get("expires") is not None:
         params["expires"] = _expires(cookie["expires"])
@@ -76,12 +113,19 @@ def _text(cookie: dict, key: str, *, empty: bool) -> str:
     if not isinstance(value, str) or (not empty and not value):
         raise errors.InvalidCookie(f"cookie.{key} must be a {'' if empty else 'non-empty '}string")
     if any(c in value for c in ";\r\n\0"):
-        raise errors.InvalidCookie(f"cookie.{key} must not contain ';', control characters or newlines")
+        raise errors.InvalidCookie(
+            f"cookie.{key} must not contain ';', control characters or newlines"
+        )
     return value
 
 
 def _expires(value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+    ):
         raise errors.InvalidCookie(f"cookie.expires must be seconds since the epoch, not {value!r}")
     return float(value)
 
@@ -103,8 +147,12 @@ def storage_get(tab: Tab, kind: str, key: str | None = None):
     area = storage_name(kind)
     if key is not None:
         return _in_page(tab, area, f"s.getItem({json.dumps(key)})")
-    return _in_page(tab, area, "Object.fromEntries(Array.from({length: s.length}, (_, i) => s.key(i))"
-                               ".map(k => [k, s.getItem(k)]))")
+    return _in_page(
+        tab,
+        area,
+        "Object.fromEntries(Array.from({length: s.length}, (_, i) => s.key(i))"
+        ".map(k => [k, s.getItem(k)]))",
+    )
 
 
 def storage_set(tab: Tab, kind: str, key: str, value: str) -> None:
@@ -124,6 +172,8 @@ def _in_page(tab: Tab, area: str, body: str):
         first = text.split("\n", 1)[0]
         if "QuotaExceeded" in first:
             raise errors.InvalidRequest(f"{area} is full: {first}")
-        raise errors.StorageUnavailable(f"the page at {tab.url or 'about:blank'} has no usable {area} "
-                                        f"({first}); navigate to an http(s) page first")
+        raise errors.StorageUnavailable(
+            f"the page at {tab.url or 'about:blank'} has no usable {area} "
+            f"({first}); navigate to an http(s) page first"
+        )
     return answer.get("result", {}).get("value")

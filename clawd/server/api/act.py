@@ -1,5 +1,6 @@
 """Acting on pages: POST /act, /highlight, /hooks/file-chooser, /hooks/dialog, /download,
 /wait/download, /permissions/grant (DESIGN.md §8)."""
+
 from __future__ import annotations
 
 import time
@@ -17,7 +18,8 @@ _HIGHLIGHT = """function(ms, label) {
   const r = this.getBoundingClientRect();
   const box = document.createElement('div');
   box.setAttribute('data-clawd-highlight', '');
-  box.style.cssText = 'position:fixed;z-index:2147483647;pointer-events:none;box-sizing:border-box;' +
+  box.style.cssText =
+    'position:fixed;z-index:2147483647;pointer-events:none;box-sizing:border-box;' +
     'border:2px solid #FF4500;background:rgba(255,69,0,.15);' +
     `left:${r.left}px;top:${r.top}px;width:${r.width}px;height:${r.height}px`;
   box.title = label;
@@ -28,8 +30,9 @@ _HIGHLIGHT = """function(ms, label) {
 
 
 def _context(req: Request, tab=None) -> actions.Context:
-    return actions.Context(tab or req.tab(), req.browser(),
-                           default_timeout_ms=req.config.browser.action_timeout_ms)
+    return actions.Context(
+        tab or req.tab(), req.browser(), default_timeout_ms=req.config.browser.action_timeout_ms
+    )
 
 
 def _deadline(req: Request) -> float:
@@ -43,8 +46,9 @@ def act(req: Request) -> dict:
     tab = req.tab()
     body_key = req.body.get("targetId")
     if req.query.get("targetId") and body_key and not tab_matches(tab, body_key):
-        raise errors.ActTargetIdMismatch(f"body targetId {body_key!r} is not the tab of "
-                                         f"?targetId= ({tab.tab_id})")
+        raise errors.ActTargetIdMismatch(
+            f"body targetId {body_key!r} is not the tab of ?targetId= ({tab.tab_id})"
+        )
     check_targets(action, tab)
     return act_answer(tab, action, actions.run(_context(req, tab), action))
 
@@ -54,8 +58,9 @@ def act_answer(tab, action: acts.Action, data: dict) -> dict:
     their own (`ok: false` with the error for one that failed), the batch ok when all are."""
     if action.kind != "batch":
         return tab_answer(tab, **data)
-    results = [_batched(tab, child, entry)
-               for child, entry in zip(action.children, data["results"])]
+    results = [
+        _batched(tab, child, entry) for child, entry in zip(action.children, data["results"])
+    ]
     answer = tab_answer(tab, **{**data, "results": results})
     answer["ok"] = all(r["ok"] for r in results)
     return answer
@@ -72,15 +77,18 @@ def check_targets(action: acts.Action, tab) -> None:
     """403 when a batched action names another tab than the one the request resolved to."""
     key = action.args.get("targetId")
     if key is not None and not tab_matches(tab, key):
-        raise errors.ActTargetIdMismatch(f"targetId {key!r} is not the tab this action runs on "
-                                         f"({tab.tab_id}); send one request per tab")
+        raise errors.ActTargetIdMismatch(
+            f"targetId {key!r} is not the tab this action runs on "
+            f"({tab.tab_id}); send one request per tab"
+        )
     for child in action.children:
         check_targets(child, tab)
 
 
 def tab_matches(tab, key: str) -> bool:
-    return key in (tab.tab_id, tab.label, tab.target_id) or \
-        (len(key) >= 4 and tab.target_id.lower().startswith(key.lower()))
+    return key in (tab.tab_id, tab.label, tab.target_id) or (
+        len(key) >= 4 and tab.target_id.lower().startswith(key.lower())
+    )
 
 
 def highlight(req: Request) -> dict:
@@ -89,8 +97,9 @@ def highlight(req: Request) -> dict:
     dialogs.check_not_blocked(ctx.tab)
     element = ctx.element(req.args["ref"], deadline)
     pinput.prepare(element, deadline)
-    box = element.call(_HIGHLIGHT, req.args.get("durationMs", HIGHLIGHT_MS), element.describe(),
-                       deadline=deadline)
+    box = element.call(
+        _HIGHLIGHT, req.args.get("durationMs", HIGHLIGHT_MS), element.describe(), deadline=deadline
+    )
     return tab_answer(ctx.tab, ref=req.args["ref"], box=box)
 
 
@@ -102,8 +111,9 @@ def dialog(req: Request) -> dict:
     if pending is None:
         armed = state.arm(a["accept"], a.get("promptText"))
         return tab_answer(tab, armed=armed, dialogs={"pending": []})
-    answered = state.answer(pending, a["accept"], a.get("promptText"),
-                            timeout=_deadline(req) - time.monotonic())
+    answered = state.answer(
+        pending, a["accept"], a.get("promptText"), timeout=_deadline(req) - time.monotonic()
+    )
     return tab_answer(tab, answered=answered, dialogs={"pending": state.public_pending()})
 
 
@@ -111,9 +121,11 @@ def file_chooser(req: Request) -> dict:
     a = req.args
     given = [name for name in ("ref", "inputRef", "element") if a.get(name)]
     if len(given) > 1:
-        raise errors.ActInvalidRequest(f"give one of ref (click to open a chooser), inputRef (a "
-                                       f"file input) or element (a file input's CSS selector), "
-                                       f"not {' and '.join(given)}")
+        raise errors.ActInvalidRequest(
+            f"give one of ref (click to open a chooser), inputRef (a "
+            f"file input) or element (a file input's CSS selector), "
+            f"not {' and '.join(given)}"
+        )
     files = filechooser.confined_paths(req.service.layout.uploads, a["paths"])
     ctx = _context(req)
     if a.get("element") or a.get("inputRef"):
@@ -129,14 +141,17 @@ def _set_input(ctx: actions.Context, a: dict, files: list[str], deadline: float)
     tab = ctx.tab
     dialogs.check_not_blocked(tab)
     if a.get("element"):
-        backend = filechooser.file_input(tab, a["element"],
-                                         timeout=remaining(deadline, at_least=0.1))
-        filechooser.set_input_files(tab.session, backend, files,
-                                    timeout=remaining(deadline, at_least=0.1))
+        backend = filechooser.file_input(
+            tab, a["element"], timeout=remaining(deadline, at_least=0.1)
+        )
+        filechooser.set_input_files(
+            tab.session, backend, files, timeout=remaining(deadline, at_least=0.1)
+        )
         return "input"
     element = ctx.element(a["inputRef"], deadline)
-    filechooser.set_input_files(element.session, element.backend_node_id, files,
-                                timeout=remaining(deadline, at_least=0.1))
+    filechooser.set_input_files(
+        element.session, element.backend_node_id, files, timeout=remaining(deadline, at_least=0.1)
+    )
     return "input"
 
 
@@ -145,8 +160,12 @@ def _pending_or_armed(tab, files: list[str], deadline: float) -> dict:
     chooser = filechooser.state(tab)
     pending = chooser.take_pending()
     if pending is not None:
-        filechooser.set_input_files(pending["session"], pending["backendNodeId"], files,
-                                    timeout=remaining(deadline, at_least=0.1))
+        filechooser.set_input_files(
+            pending["session"],
+            pending["backendNodeId"],
+            files,
+            timeout=remaining(deadline, at_least=0.1),
+        )
         return {"set": "pending chooser"}
     chooser.arm(files)
     return {"armed": True}
@@ -195,8 +214,10 @@ def grant_permissions(req: Request) -> dict:
     a = req.args
     permissions = a["permissions"]
     if not permissions or not all(isinstance(p, str) and p for p in permissions):
-        raise errors.InvalidRequest("permissions must be a non-empty list of permission names "
-                                    "(geolocation, notifications, clipboardReadWrite, ...)")
+        raise errors.InvalidRequest(
+            "permissions must be a non-empty list of permission names "
+            "(geolocation, notifications, clipboardReadWrite, ...)"
+        )
     params = {"permissions": permissions}
     if a.get("origin"):
         params["origin"] = a["origin"]

@@ -1,4 +1,5 @@
 """Status, start/stop, and profiles."""
+
 from __future__ import annotations
 
 import time
@@ -10,15 +11,20 @@ from clawd.server.routing import Request
 
 def status(req: Request) -> dict:
     runtime = req.runtime()
-    return {"ok": True, "version": __version__, "enabled": req.config.browser.enabled,
-            **runtime.status(), **_extra_status(req, runtime)}
+    return {
+        "ok": True,
+        "version": __version__,
+        "enabled": req.config.browser.enabled,
+        **runtime.status(),
+        **_extra_status(req, runtime),
+    }
 
 
 def _extra_status(req: Request, runtime) -> dict:
     """Per-tab settings and counters the page modules report (emulation, buffers)."""
     report = {}
     browser = runtime.browser if runtime.running() else None
-    if browser is not None:   # counters include every event that reached us before this request
+    if browser is not None:  # counters include every event that reached us before this request
         browser.connection.events.flush(2.0)
     for hook in req.service.hooks:
         describe = getattr(hook, "describe", None)
@@ -33,12 +39,19 @@ def start(req: Request) -> dict:
     headless = req.args.get("headless")
     runtime = req.runtime()
     if headless is not None and not runtime.managed:
-        raise errors.InvalidRequest(f"headless applies to browsers clawd launches; profile "
-                                    f"{runtime.profile.name} is {runtime.kind}, so its browser's own "
-                                    f"settings decide", field="headless")
+        raise errors.InvalidRequest(
+            f"headless applies to browsers clawd launches; profile "
+            f"{runtime.profile.name} is {runtime.kind}, so its browser's own "
+            f"settings decide",
+            field="headless",
+        )
     began = time.perf_counter()
     runtime.start(headless=headless)
-    return {"ok": True, **runtime.status(), "startMs": round((time.perf_counter() - began) * 1000, 1)}
+    return {
+        "ok": True,
+        **runtime.status(),
+        "startMs": round((time.perf_counter() - began) * 1000, 1),
+    }
 
 
 def stop(req: Request) -> dict:
@@ -53,13 +66,21 @@ def list_profiles(req: Request) -> dict:
     for name in service.profiles.names():
         profile = service.profiles.get(name)
         runtime = service.runtime(name)
-        items.append({"name": name, "driver": runtime.kind, "cdpPort": profile.cdp_port,
-                      "cdpUrl": runtime.status()["cdpUrl"], "color": profile.color,
-                      "running": runtime.running(), "tabCount": runtime.status()["tabCount"],
-                      "isDefault": name == service.profiles.default_name,
-                      "fromConfig": service.profiles.is_configured(name),
-                      "builtin": service.profiles.is_builtin(name),
-                      **_aliases(service.profiles.alias_of(name))})
+        items.append(
+            {
+                "name": name,
+                "driver": runtime.kind,
+                "cdpPort": profile.cdp_port,
+                "cdpUrl": runtime.status()["cdpUrl"],
+                "color": profile.color,
+                "running": runtime.running(),
+                "tabCount": runtime.status()["tabCount"],
+                "isDefault": name == service.profiles.default_name,
+                "fromConfig": service.profiles.is_configured(name),
+                "builtin": service.profiles.is_builtin(name),
+                **_aliases(service.profiles.alias_of(name)),
+            }
+        )
     return {"ok": True, "profiles": items}
 
 
@@ -69,10 +90,23 @@ def _aliases(alias: str | None) -> dict:
 
 def create_profile(req: Request) -> dict:
     a = req.args
-    profile = req.service.profiles.create(a["name"], color=a.get("color"), cdp_url=a.get("cdpUrl"),
-                                          driver=a.get("driver"), user_data_dir=a.get("userDataDir"))
-    return {"ok": True, "profile": {"name": profile.name, "driver": profile.kind, "cdpPort": profile.cdp_port,
-                                    "cdpUrl": profile.cdp_url, "color": profile.color}}
+    profile = req.service.profiles.create(
+        a["name"],
+        color=a.get("color"),
+        cdp_url=a.get("cdpUrl"),
+        driver=a.get("driver"),
+        user_data_dir=a.get("userDataDir"),
+    )
+    return {
+        "ok": True,
+        "profile": {
+            "name": profile.name,
+            "driver": profile.kind,
+            "cdpPort": profile.cdp_port,
+            "cdpUrl": profile.cdp_url,
+            "color": profile.color,
+        },
+    }
 
 
 def delete_profile(req: Request) -> dict:
@@ -86,16 +120,26 @@ def delete_profile(req: Request) -> dict:
     service.forget_runtime(name)
     data = {"removedData": False}
     if owned:
-        data = trash.discard(service.layout, name, service.layout.user_data_dir(name).parent,
-                             purge=bool(req.args.get("purge")))
+        data = trash.discard(
+            service.layout,
+            name,
+            service.layout.user_data_dir(name).parent,
+            purge=bool(req.args.get("purge")),
+        )
     return {"ok": True, "deleted": name, **data}
 
 
 def reset_profile(req: Request) -> dict:
     runtime = req.runtime()
     if not runtime.managed:
-        raise errors.Conflict(f"profile {runtime.profile.name} is {runtime.kind}: clawd does not own its data")
+        raise errors.Conflict(
+            f"profile {runtime.profile.name} is {runtime.kind}: clawd does not own its data"
+        )
     was_running = runtime.stop()
-    data = trash.discard(req.service.layout, runtime.profile.name, runtime.user_data_dir,
-                         purge=bool(req.args.get("purge")))
+    data = trash.discard(
+        req.service.layout,
+        runtime.profile.name,
+        runtime.user_data_dir,
+        purge=bool(req.args.get("purge")),
+    )
     return {"ok": True, "profile": runtime.profile.name, "wasRunning": was_running, **data}

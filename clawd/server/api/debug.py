@@ -1,4 +1,5 @@
 """What the page did: console messages, page errors, requests, response bodies, traces."""
+
 from __future__ import annotations
 
 from clawd.page.observe import console as page_console
@@ -33,24 +34,34 @@ def page_errors(req: Request) -> dict:
     tab = _watched_tab(req)
     found = page_console.page_errors(tab, clear=req.args.get("clear", False))
     if req.args.get("wrap"):
-        found = [{**e, "message": wrap_untrusted(e["message"], source="console"),
-                  "stack": wrap_untrusted(e["stack"], source="console")} for e in found]
+        found = [
+            {
+                **e,
+                "message": wrap_untrusted(e["message"], source="console"),
+                "stack": wrap_untrusted(e["stack"], source="console"),
+            }
+            for e in found
+        ]
     return tab_answer(tab, errors=found)
 
 
 def requests(req: Request) -> dict:
     tab = _watched_tab(req)
-    rows = network.requests(tab, contains=req.args.get("filter"),
-                            clear=req.args.get("clear", False))
+    rows = network.requests(
+        tab, contains=req.args.get("filter"), clear=req.args.get("clear", False)
+    )
     return tab_answer(tab, requests=rows)
 
 
 def response_body(req: Request) -> dict:
     a = req.args
     tab = req.tab()
-    answer = network.response_body(tab, a["url"],
-                                    timeout=a.get("timeoutMs", DEFAULT_BODY_TIMEOUT_MS) / 1000,
-                                    max_chars=a.get("maxChars", network.DEFAULT_MAX_CHARS))
+    answer = network.response_body(
+        tab,
+        a["url"],
+        timeout=a.get("timeoutMs", DEFAULT_BODY_TIMEOUT_MS) / 1000,
+        max_chars=a.get("maxChars", network.DEFAULT_MAX_CHARS),
+    )
     if a.get("wrap") and answer.get("encoding") != "base64":
         answer["body"] = wrap_untrusted(answer["body"], source="response body")
     return tab_answer(tab, **answer)
@@ -59,8 +70,12 @@ def response_body(req: Request) -> dict:
 def trace_start(req: Request) -> dict:
     tab = req.tab()
     a = req.args
-    started = tracing.start(tab, screenshots=a.get("screenshots", False),
-                            snapshots=a.get("snapshots", False), sources=a.get("sources", False))
+    started = tracing.start(
+        tab,
+        screenshots=a.get("screenshots", False),
+        snapshots=a.get("snapshots", False),
+        sources=a.get("sources", False),
+    )
     return tab_answer(tab, **started)
 
 

@@ -1,5 +1,6 @@
 """GET /doctor: the service's own diagnosis (clawd/security/doctor.py) over its live config,
 state directory and profiles, knowing which cdp ports its own Chromiums hold."""
+
 from __future__ import annotations
 
 from clawd.security import doctor
@@ -8,8 +9,12 @@ from clawd.server.routing import Request
 
 def report(req: Request) -> dict:
     service = req.service
-    own = frozenset(r.profile.cdp_port for r in service.running_runtimes()
-                    if r.process is not None and r.process.alive())
+    own = frozenset(
+        r.profile.cdp_port
+        for r in service.running_runtimes()
+        if r.process is not None and r.process.alive()
+    )
     profiles = [service.profiles.get(name) for name in service.profiles.names()]
-    return doctor.diagnose(service.config, service.layout, profiles=profiles,
-                           probes=doctor.Probes(own_ports=own))
+    return doctor.diagnose(
+        service.config, service.layout, profiles=profiles, probes=doctor.Probes(own_ports=own)
+    )

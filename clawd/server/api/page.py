@@ -1,4 +1,5 @@
 """Navigation, screenshots, PDFs and serving media files."""
+
 from __future__ import annotations
 
 from clawd import errors
@@ -13,8 +14,15 @@ from clawd.server.routing import Request
 def navigate(req: Request) -> dict:
     req.service.policy.check(req.args["url"])
     tab = req.tab()
-    return tab_answer(tab, **navigate_tab(tab, req.args["url"], policy=req.service.policy,
-                                          timeout=req.args.get("timeoutMs", 30000) / 1000))
+    return tab_answer(
+        tab,
+        **navigate_tab(
+            tab,
+            req.args["url"],
+            policy=req.service.policy,
+            timeout=req.args.get("timeoutMs", 30000) / 1000,
+        ),
+    )
 
 
 def screenshot(req: Request) -> dict:
@@ -22,16 +30,21 @@ def screenshot(req: Request) -> dict:
     tab = req.tab()
     if a.get("labels") and a.get("describe"):
         raise errors.InvalidRequest("labels and describe cannot be combined")
-    if a.get("labels"):   # the labelled screenshot is a snapshot feature
+    if a.get("labels"):  # the labelled screenshot is a snapshot feature
         return labelled_screenshot(req, tab)
     clip = None
     if a.get("ref"):
         clip = _ref_box(tab, a["ref"])
     elif a.get("element"):
         clip = capture.node_box(tab, selector=a["element"])
-    data, kind = capture.screenshot(tab, full_page=a.get("fullPage", False), clip=clip,
-                                    type=a.get("type", "png"), quality=a.get("quality"),
-                                    max_side=a.get("maxSide", capture.MAX_SIDE))
+    data, kind = capture.screenshot(
+        tab,
+        full_page=a.get("fullPage", False),
+        clip=clip,
+        type=a.get("type", "png"),
+        quality=a.get("quality"),
+        max_side=a.get("maxSide", capture.MAX_SIDE),
+    )
     width, height = capture.image_size(data)
     answer = tab_answer(tab, type=kind, width=width, height=height)
     suffix = ".jpg" if kind == "jpeg" else ".png"
@@ -46,8 +59,12 @@ def _described(req: Request, data: bytes, suffix: str) -> dict:
     path.write_bytes(data)
     outcome = vision.describe(path, req.config.browser.vision)
     if outcome.text is None:
-        return {"described": False, "note": f"could not describe the screenshot ({outcome.failure}); "
-                                            "here is the image instead", **req.service.media.describe(path)}
+        return {
+            "described": False,
+            "note": f"could not describe the screenshot ({outcome.failure}); "
+            "here is the image instead",
+            **req.service.media.describe(path),
+        }
     path.unlink(missing_ok=True)
     return {"described": True, "description": outcome.text}
 

@@ -1,5 +1,6 @@
 """`POST /set/...`: per-tab emulation and network overrides. Each answers with the tab's current
 settings (what GET / reports for it)."""
+
 from __future__ import annotations
 
 from clawd import errors
@@ -58,7 +59,9 @@ def geolocation(req: Request) -> dict:
         return _done(tab)
     if "latitude" not in a or "longitude" not in a:
         raise errors.InvalidRequest("latitude and longitude are both required (or clear: true)")
-    origin = emulation.set_geolocation(tab, a["latitude"], a["longitude"], a.get("accuracy"), a.get("origin"))
+    origin = emulation.set_geolocation(
+        tab, a["latitude"], a["longitude"], a.get("accuracy"), a.get("origin")
+    )
     return _done(tab, permissionOrigin=origin)
 
 
@@ -88,7 +91,7 @@ def locale(req: Request) -> dict:
 def device(req: Request) -> dict:
     name = None if _clearing(req, "name") else req.args["name"]
     if name is not None:
-        emulation.devices.find(name)    # an unknown name is a 400 before any tab is touched
+        emulation.devices.find(name)  # an unknown name is a 400 before any tab is touched
     tab = req.tab()
     return _done(tab, device=emulation.set_device(tab, name))
 
@@ -96,5 +99,7 @@ def device(req: Request) -> dict:
 def viewport(req: Request) -> dict:
     a = req.args
     tab = req.tab()
-    size = emulation.set_viewport(tab, a["width"], a["height"], a.get("deviceScaleFactor"), a.get("mobile"))
+    size = emulation.set_viewport(
+        tab, a["width"], a["height"], a.get("deviceScaleFactor"), a.get("mobile")
+    )
     return _done(tab, viewport=size)

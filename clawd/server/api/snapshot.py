@@ -1,8 +1,10 @@
 """GET /snapshot and GET /snapshot/find (DESIGN.md §7)."""
+
 from __future__ import annotations
 
 from clawd import errors
-from clawd.page.snapshot import axtree, build as snapshot
+from clawd.page.snapshot import axtree
+from clawd.page.snapshot import build as snapshot
 from clawd.page.snapshot import refs as refstore
 from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
@@ -17,7 +19,9 @@ def as_refs(value, field: str):
     try:
         return as_bool(value, field)
     except errors.InvalidRequest:
-        raise errors.InvalidRequest(f"{field} must be role, aria, true or false; not {value!r}") from None
+        raise errors.InvalidRequest(
+            f"{field} must be role, aria, true or false; not {value!r}"
+        ) from None
 
 
 QUERY = {
@@ -53,15 +57,27 @@ def options_from(req: Request) -> snapshot.Options:
         raise errors.InvalidRequest(f"mode must be efficient, not {mode!r}")
     refs = a.get("refs", True)
     return snapshot.Options(
-        format=fmt, interactive=a.get("interactive"), compact=a.get("compact"), depth=a.get("depth"),
-        max_chars=a.get("maxChars"), mode=mode, selector=a.get("selector"), frame=a.get("frame"),
-        limit=a.get("limit", 500), labels=a.get("labels", False), urls=a.get("urls", False),
-        refs=refs is not False, ref_mode=refs if isinstance(refs, str) else "aria", wrap=a.get("wrap", False),
-        timeout_ms=a.get("timeoutMs", 20000))
+        format=fmt,
+        interactive=a.get("interactive"),
+        compact=a.get("compact"),
+        depth=a.get("depth"),
+        max_chars=a.get("maxChars"),
+        mode=mode,
+        selector=a.get("selector"),
+        frame=a.get("frame"),
+        limit=a.get("limit", 500),
+        labels=a.get("labels", False),
+        urls=a.get("urls", False),
+        refs=refs is not False,
+        ref_mode=refs if isinstance(refs, str) else "aria",
+        wrap=a.get("wrap", False),
+        timeout_ms=a.get("timeoutMs", 20000),
+    )
 
 
 def _read(query: dict) -> dict:
     from clawd.server.validation import read_fields
+
     return read_fields(query, QUERY, "query")
 
 
@@ -88,14 +104,20 @@ def _labels(req: Request, tab, refs: dict, *, timeout_ms: int = 20000) -> dict:
     `{imagePath, mediaUrl, labelsCount, labelsSkipped}`."""
     shot = snapshot.labels(tab, refs, timeout_ms=timeout_ms)
     saved = req.service.media.save("labels", shot.suffix, shot.image)
-    return {"imagePath": saved["path"], "mediaUrl": saved["mediaUrl"], "labelsCount": shot.drawn,
-            "labelsSkipped": shot.skipped}
+    return {
+        "imagePath": saved["path"],
+        "mediaUrl": saved["mediaUrl"],
+        "labelsCount": shot.drawn,
+        "labelsSkipped": shot.skipped,
+    }
 
 
 def find(req: Request) -> dict:
     text = req.args.get("text") or req.query.get("text")
     if not text:
-        raise errors.InvalidRequest("text is required: GET /snapshot/find?text=Sign+in (or /regex/)")
+        raise errors.InvalidRequest(
+            "text is required: GET /snapshot/find?text=Sign+in (or /regex/)"
+        )
     options = options_from(req)
     tab = req.tab()
     return tab_answer(tab, **snapshot.find(tab, options, text))

@@ -1,4 +1,5 @@
 """Browser state of the current page: cookies, localStorage and sessionStorage."""
+
 from __future__ import annotations
 
 from clawd.page.state import storage
@@ -25,7 +26,7 @@ def clear_cookies(req: Request) -> dict:
 
 def storage_get(req: Request) -> dict:
     kind = req.params["kind"]
-    storage.storage_name(kind)          # a bad kind is a 400 before any tab is touched
+    storage.storage_name(kind)  # a bad kind is a 400 before any tab is touched
     tab = req.tab()
     key = req.args.get("key")
     if key is not None:

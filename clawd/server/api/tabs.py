@@ -1,4 +1,5 @@
 """Tabs: list, open, focus, close, and the index-based tab actions of the CLI."""
+
 from __future__ import annotations
 
 from clawd import errors
@@ -14,7 +15,7 @@ def list_tabs(req: Request) -> dict:
     if not runtime.running():
         return {"ok": True, "running": False, "tabs": []}
     tabs = _tab_dicts(runtime.browser)
-    if req.args.get("wrap"):   # a title is whatever the page says it is
+    if req.args.get("wrap"):  # a title is whatever the page says it is
         tabs = [{**t, "title": wrap_untrusted(t["title"], source="title")} for t in tabs]
     return {"ok": True, "running": True, "tabs": tabs}
 
@@ -26,7 +27,7 @@ def _tab_dicts(browser) -> list[dict]:
 
 def open_tab(req: Request) -> dict:
     url = req.args["url"]
-    req.service.policy.check(url)   # refuse before a tab exists
+    req.service.policy.check(url)  # refuse before a tab exists
     browser = req.browser()
     tab = browser.new_tab(label=req.args.get("label"))
     req.tab_used = tab.tab_id

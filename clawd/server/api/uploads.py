@@ -1,6 +1,7 @@
 """Files for pages to upload: PUT /uploads/<name> stores the request's bytes in $CLAWD_HOME/uploads,
 so a client on another machine (an agent driving this service as a node) can hand files to
 `/hooks/file-chooser`."""
+
 from __future__ import annotations
 
 import os

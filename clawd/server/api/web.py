@@ -2,8 +2,8 @@
 specs routes.py declares for them (FETCH_BODY, SEARCH_BODY). Both belong to their agent tools
 (a denied tool's route answers 403 TOOL_DENIED: server/handler.py). They work with
 browser.enabled: false, except render, which reads pages through the profile's browser."""
-from __future__ import annotations
 
+from __future__ import annotations
 
 from clawd import errors
 from clawd.page.state.navigation import navigate
@@ -19,9 +19,11 @@ from clawd.web.untrusted import wrapped_fetch_answer, wrapped_search_answer
 def _choice(choices: tuple[str, ...]):
     def read(value, field: str) -> str:
         if value not in choices:
-            raise errors.InvalidRequest(f"{field} must be one of {', '.join(choices)}; "
-                                        f"not {value!r}")
+            raise errors.InvalidRequest(
+                f"{field} must be one of {', '.join(choices)}; not {value!r}"
+            )
         return value
+
     return read
 
 
@@ -44,7 +46,7 @@ FETCH_BODY = {
 }
 SEARCH_BODY = {
     "query": req(lambda value, field: as_str(value, field, allow_empty=True)),
-    "count": opt(as_int),             # its range (1..10) is web/search's to judge
+    "count": opt(as_int),  # its range (1..10) is web/search's to judge
     "provider": opt(as_str),
     "country": opt(as_str),
     "search_lang": opt(as_str),
@@ -61,17 +63,24 @@ def fetch(req: Request) -> dict:
     a = req.args
     mode, render = a.get("extractMode", "markdown"), a.get("render", "auto")
     browser = _browser(req, tier) if render != "never" else None
-    answer = tier.reader.read(a["url"], mode=mode, max_chars=a.get("maxChars"), render=render,
-                              browser=browser)
+    answer = tier.reader.read(
+        a["url"], mode=mode, max_chars=a.get("maxChars"), render=render, browser=browser
+    )
     return wrapped_fetch_answer(answer, mode) if a.get("wrap", True) else answer
 
 
 def search(req: Request) -> dict:
     tier = req.service.web()
     a = req.args
-    answer = tier.search.search(a["query"], count=a.get("count"), provider=a.get("provider"),
-                                country=a.get("country"), search_lang=a.get("search_lang"),
-                                ui_lang=a.get("ui_lang"), freshness=a.get("freshness"))
+    answer = tier.search.search(
+        a["query"],
+        count=a.get("count"),
+        provider=a.get("provider"),
+        country=a.get("country"),
+        search_lang=a.get("search_lang"),
+        ui_lang=a.get("ui_lang"),
+        freshness=a.get("freshness"),
+    )
     return wrapped_search_answer(answer) if a.get("wrap", True) else answer
 
 

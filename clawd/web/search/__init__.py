@@ -2,12 +2,13 @@
 driving a browser to a search engine. One module a provider (brave, gemini, kimi, perplexity,
 grok); this one picks the provider, checks the options, keeps the cache and shapes the answer
 {ok, provider, query, results, answer?, citations?, ignored?, cached, tookMs}."""
+
 from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Mapping
 from types import ModuleType
-from typing import Callable, Mapping
 
 from clawd import errors
 from clawd.config.model import WebSearchConfig
@@ -26,21 +27,36 @@ _PATTERNS = {
     "ui_lang": re.compile(r"[A-Za-z]{2,3}(-[A-Za-z]{2,4})?"),
     "freshness": re.compile(r"pd|pw|pm|py|\d{4}-\d{2}-\d{2}to\d{4}-\d{2}-\d{2}"),
 }
-_EXAMPLES = {"country": "a two-letter country code such as DE",
-             "search_lang": "such as en or pt-br", "ui_lang": "such as en-US",
-             "freshness": "pd, pw, pm, py or YYYY-MM-DDtoYYYY-MM-DD"}
+_EXAMPLES = {
+    "country": "a two-letter country code such as DE",
+    "search_lang": "such as en or pt-br",
+    "ui_lang": "such as en-US",
+    "freshness": "pd, pw, pm, py or YYYY-MM-DDtoYYYY-MM-DD",
+}
 
 
 class WebSearch:
-    def __init__(self, config: WebSearchConfig, *, env: Mapping[str, str] | None = None,
-                 cache: TtlCache | None = None, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        config: WebSearchConfig,
+        *,
+        env: Mapping[str, str] | None = None,
+        cache: TtlCache | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.config = config
         self._env = env
         self.cache = cache or TtlCache(config.cache_ttl_minutes * 60)
         self._clock = clock
 
-    def search(self, query: str, *, count: int | None = None, provider: str | None = None,
-               **options: str | None) -> dict:
+    def search(
+        self,
+        query: str,
+        *,
+        count: int | None = None,
+        provider: str | None = None,
+        **options: str | None,
+    ) -> dict:
         """`options`: country, search_lang, ui_lang, freshness (None: web.search's own)."""
         started = self._clock()
         if not self.config.enabled:
@@ -68,24 +84,31 @@ class WebSearch:
         variables = ", ".join(v for m in PROVIDERS.values() for v in m.ENV_KEYS)
         raise errors.WebSearchNotConfigured(
             "no search provider has an API key: set one under web.search.<provider>.apiKey or in "
-            f"the environment ({variables})")
+            f"the environment ({variables})"
+        )
 
     def _named(self, name: str) -> Endpoint:
         module = PROVIDERS.get(name)
         if module is None:
-            raise errors.InvalidRequest(f"unknown search provider {name!r}; one of "
-                                        f"{', '.join(PROVIDERS)}")
+            raise errors.InvalidRequest(
+                f"unknown search provider {name!r}; one of {', '.join(PROVIDERS)}"
+            )
         found = module.endpoint(getattr(self.config, name), self._env)
         if found is None:
             raise errors.WebSearchNotConfigured(
                 f"the {name} search provider has no API key: set web.search.{name}.apiKey or "
-                f"{' or '.join(module.ENV_KEYS)}", provider=name)
+                f"{' or '.join(module.ENV_KEYS)}",
+                provider=name,
+            )
         return found
 
     def configured(self) -> list[str]:
         """The providers that have a key (for status lines; never the keys themselves)."""
-        return [n for n, m in PROVIDERS.items()
-                if m.endpoint(getattr(self.config, n), self._env) is not None]
+        return [
+            n
+            for n, m in PROVIDERS.items()
+            if m.endpoint(getattr(self.config, n), self._env) is not None
+        ]
 
     # -- the query ------------------------------------------------------------------------------
     def _query(self, text: object, count: int | None, options: Mapping[str, str | None]) -> Query:
@@ -98,8 +121,9 @@ class WebSearch:
             raise errors.InvalidRequest(f"query is longer than {MAX_QUERY} characters")
         count = self.config.count if count is None else count
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
-            raise errors.InvalidRequest(f"count must be a whole number from 1 to {MAX_COUNT}, "
-                                        f"not {count!r}")
+            raise errors.InvalidRequest(
+                f"count must be a whole number from 1 to {MAX_COUNT}, not {count!r}"
+            )
         chosen = {name: self._option(name, options.get(name)) for name in OPTIONS}
         return Query(text.strip(), count, **chosen)
 
@@ -123,8 +147,12 @@ class WebSearch:
 
 
 def _answer(provider: str, query: Query, found: Found, honours: frozenset[str]) -> dict:
-    answer = {"ok": True, "provider": provider, "query": query.text,
-              "results": found.results[: query.count]}
+    answer = {
+        "ok": True,
+        "provider": provider,
+        "query": query.text,
+        "results": found.results[: query.count],
+    }
     if found.answer:
         answer["answer"] = found.answer
     if found.citations:

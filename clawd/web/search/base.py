@@ -1,14 +1,16 @@
 """What every search provider module shares: the query, what a provider found, where it is
 reached (key, base URL, model), and its HTTP calls with their failures mapped to the codes of
 DESIGN.md §13. API keys never reach a message or a log line: every message is scrubbed."""
+
 from __future__ import annotations
 
 import logging
 import os
 import time
 import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import requests
 
@@ -34,6 +36,7 @@ class Query:
 class Found:
     """A provider's answer in clawd's shape: results [{title, url, snippet, published?}],
     an answer when the provider writes one, and citations [{url, title?}]."""
+
     results: list[dict] = field(default_factory=list)
     answer: str | None = None
     citations: list[dict] = field(default_factory=list)
@@ -42,6 +45,7 @@ class Found:
 @dataclass(frozen=True)
 class Endpoint:
     """Where a provider is reached. `extra` carries provider-only settings (inlineCitations)."""
+
     provider: str
     key: str
     base_url: str
@@ -52,8 +56,9 @@ class Endpoint:
         return self.base_url.rstrip("/") + path
 
 
-def key_from(configured: str | None, env: Mapping[str, str] | None,
-             names: tuple[str, ...]) -> tuple[str | None, str | None]:
+def key_from(
+    configured: str | None, env: Mapping[str, str] | None, names: tuple[str, ...]
+) -> tuple[str | None, str | None]:
     """(key, the variable it came from or None for the config file)."""
     if configured:
         return configured, None
@@ -77,13 +82,15 @@ def unique_citations(citations: list[dict]) -> list[dict]:
 
 def as_results(citations: list[dict]) -> list[dict]:
     """Results made of citations, for providers that answer in prose and cite sources."""
-    return [{"title": c.get("title") or c["url"], "url": c["url"], "snippet": ""}
-            for c in citations]
+    return [
+        {"title": c.get("title") or c["url"], "url": c["url"], "snippet": ""} for c in citations
+    ]
 
 
 def bad_shape(provider: str, what: str) -> errors.WebSearchFailed:
-    return errors.WebSearchFailed(f"{provider} answered in an unexpected shape ({what})",
-                                  provider=provider)
+    return errors.WebSearchFailed(
+        f"{provider} answered in an unexpected shape ({what})", provider=provider
+    )
 
 
 class ProviderHttp:
@@ -117,9 +124,10 @@ class ProviderHttp:
         except requests.Timeout:
             raise self._timeout() from None
         except requests.RequestException as exc:
-            raise errors.WebSearchFailed(self.scrub(f"could not reach {self._name()}: "
-                                                    f"{type(exc).__name__}"),
-                                         provider=self.endpoint.provider) from None
+            raise errors.WebSearchFailed(
+                self.scrub(f"could not reach {self._name()}: {type(exc).__name__}"),
+                provider=self.endpoint.provider,
+            ) from None
         log.info("web search %s %s: HTTP %d", self.endpoint.provider, method, response.status_code)
         return self._decoded(response)
 
@@ -134,7 +142,9 @@ class ProviderHttp:
         if not isinstance(data, dict):
             raise errors.WebSearchFailed(
                 f"{self._name()} answered HTTP {status} with something that is not a JSON object",
-                provider=self.endpoint.provider, status=status)
+                provider=self.endpoint.provider,
+                status=status,
+            )
         return data
 
     def _refusal(self, response: requests.Response) -> errors.ClawdError:
@@ -142,16 +152,22 @@ class ProviderHttp:
         said = self.scrub(_provider_message(response))
         details = {"provider": self.endpoint.provider, "status": status}
         if status in (401, 403):
-            return errors.WebSearchAuth(f"{name} refused the API key (HTTP {status}): {said}",
-                                        **details)
+            return errors.WebSearchAuth(
+                f"{name} refused the API key (HTTP {status}): {said}", **details
+            )
         if status == 429:
-            return errors.WebSearchRateLimited(f"{name} is rate limiting us (HTTP 429): {said}",
-                                               retryAfter=_retry_after(response), **details)
+            return errors.WebSearchRateLimited(
+                f"{name} is rate limiting us (HTTP 429): {said}",
+                retryAfter=_retry_after(response),
+                **details,
+            )
         return errors.WebSearchFailed(f"{name} answered HTTP {status}: {said}", **details)
 
     def _timeout(self) -> errors.WebTimeout:
-        return errors.WebTimeout(f"{self._name()} did not answer within {self.timeout:g} s "
-                                 "(web.search.timeoutSeconds)", provider=self.endpoint.provider)
+        return errors.WebTimeout(
+            f"{self._name()} did not answer within {self.timeout:g} s (web.search.timeoutSeconds)",
+            provider=self.endpoint.provider,
+        )
 
     def _name(self) -> str:
         return self.endpoint.provider
@@ -192,6 +208,7 @@ def _retry_after(response: requests.Response) -> int | None:
         return int(raw)
     try:
         from email.utils import parsedate_to_datetime
+
         return max(0, int(parsedate_to_datetime(raw).timestamp() - time.time()))
     except (TypeError, ValueError, IndexError, OverflowError):
         return None

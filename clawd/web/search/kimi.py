@@ -4,15 +4,24 @@ bearer key, `{model, messages, tools: [{type: "builtin_function", function: {nam
 `tool` message echoing each call's arguments go back, and Kimi is asked again (at most 3 more
 times); the answer is the final content. Kimi returns no structured citations: the URLs in its
 answer are listed as citations."""
+
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from clawd import errors
 from clawd.config.model import SearchProviderConfig
-from clawd.web.search.base import (Endpoint, Found, ProviderHttp, Query, as_results, bad_shape,
-                                   key_from, unique_citations)
+from clawd.web.search.base import (
+    Endpoint,
+    Found,
+    ProviderHttp,
+    Query,
+    as_results,
+    bad_shape,
+    key_from,
+    unique_citations,
+)
 
 NAME = "kimi"
 ENV_KEYS = ("KIMI_API_KEY", "MOONSHOT_API_KEY")
@@ -32,15 +41,20 @@ def endpoint(config: SearchProviderConfig, env: Mapping[str, str] | None) -> End
 def search(http: ProviderHttp, query: Query) -> Found:
     messages: list[dict] = [{"role": "user", "content": query.text}]
     for _ in range(MAX_ROUNDS + 1):
-        choice = _choice(http.post("/chat/completions", headers={
-            "Authorization": f"Bearer {http.endpoint.key}"}, body={
-            "model": http.endpoint.model, "messages": messages, "tools": TOOLS}))
+        choice = _choice(
+            http.post(
+                "/chat/completions",
+                headers={"Authorization": f"Bearer {http.endpoint.key}"},
+                body={"model": http.endpoint.model, "messages": messages, "tools": TOOLS},
+            )
+        )
         message = choice["message"]
         if choice.get("finish_reason") != "tool_calls":
             return _found(message)
         messages += [message, *_tool_echoes(message)]
-    raise errors.WebSearchFailed(f"kimi still wanted to search after {MAX_ROUNDS} rounds",
-                                 provider=NAME)
+    raise errors.WebSearchFailed(
+        f"kimi still wanted to search after {MAX_ROUNDS} rounds", provider=NAME
+    )
 
 
 def _choice(data: dict) -> dict:
@@ -62,8 +76,12 @@ def _tool_echoes(message: dict) -> list[dict]:
 
 def _echo(call) -> dict:
     try:
-        return {"role": "tool", "tool_call_id": call["id"], "name": "$web_search",
-                "content": call["function"]["arguments"]}
+        return {
+            "role": "tool",
+            "tool_call_id": call["id"],
+            "name": "$web_search",
+            "content": call["function"]["arguments"],
+        }
     except (KeyError, TypeError):
         raise bad_shape(NAME, "a tool call without id or function.arguments") from None
 

@@ -3,13 +3,22 @@ or a configured key starting with sk-or-): `POST {baseUrl}/chat/completions` wit
 `{model, messages: [{role: "user", content: query}]}` -> the answer in
 `choices[0].message.content`, sources in `search_results[]` and `citations[]` (OpenRouter: the
 message's url_citation annotations)."""
+
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from clawd.config.model import SearchProviderConfig
-from clawd.web.search.base import (Endpoint, Found, ProviderHttp, Query, as_results, bad_shape,
-                                   key_from, unique_citations)
+from clawd.web.search.base import (
+    Endpoint,
+    Found,
+    ProviderHttp,
+    Query,
+    as_results,
+    bad_shape,
+    key_from,
+    unique_citations,
+)
 
 NAME = "perplexity"
 ENV_KEYS = ("PERPLEXITY_API_KEY", "OPENROUTER_API_KEY")
@@ -29,13 +38,15 @@ def endpoint(config: SearchProviderConfig, env: Mapping[str, str] | None) -> End
 
 def search(http: ProviderHttp, query: Query) -> Found:
     body = {"model": http.endpoint.model, "messages": [{"role": "user", "content": query.text}]}
-    data = http.post("/chat/completions", body=body,
-                     headers={"Authorization": f"Bearer {http.endpoint.key}"})
+    data = http.post(
+        "/chat/completions", body=body, headers={"Authorization": f"Bearer {http.endpoint.key}"}
+    )
     message = _message(data)
     citations = _citations(data, message)
     results = [_result(item) for item in data.get("search_results") or [] if _is_source(item)]
-    return Found(results=results or as_results(citations), answer=message["content"],
-                 citations=citations)
+    return Found(
+        results=results or as_results(citations), answer=message["content"], citations=citations
+    )
 
 
 def _message(data: dict) -> dict:
@@ -72,8 +83,11 @@ def _is_source(item) -> bool:
 
 
 def _result(item: dict) -> dict:
-    result = {"title": str(item.get("title") or item["url"]), "url": str(item["url"]),
-              "snippet": str(item.get("snippet") or "")}
+    result = {
+        "title": str(item.get("title") or item["url"]),
+        "url": str(item["url"]),
+        "snippet": str(item.get("snippet") or ""),
+    }
     if item.get("date"):
         result["published"] = str(item["date"])
     return result
