@@ -231,7 +231,7 @@ class _translated:
     def __exit__(self, kind, exc, tb) -> bool:
         if not isinstance(exc, Exception) or isinstance(exc, errors.ClawdError):
             return False
-        if self.deadline.expired:
+        if self.deadline.passed:
             raise self.deadline.error() from None
         raise self._error(exc, urllib.parse.urlsplit(self.url).hostname or self.url) from None
 

@@ -34,8 +34,14 @@ class Deadline:
     def left(self) -> float:
         return max(0.0, self.end - time.monotonic())
 
+    @property
+    def passed(self) -> bool:
+        """Time is up, whether or not the watchdog has come round to say so yet: under load a
+        socket's own timeout can fire first."""
+        return self.expired or self.left() <= 0
+
     def check(self) -> None:
-        if self.expired or self.left() <= 0:
+        if self.passed:
             self.expired = True
             raise self.error()
 

@@ -316,3 +316,30 @@ def test_the_watchdog_ends_a_short_deadline_that_came_after_a_long_one():
         assert not long.expired
         with pytest.raises(errors.WebTimeout):
             short.check()
+
+
+def test_a_stalled_body_is_web_timeout_when_its_socket_times_out_before_the_watchdog(
+    site, monkeypatch
+):
+    """Under load the socket's own read timeout can fire before the watchdog thread gets to
+    run (seen at load 74: 502 WEB_FETCH_FAILED "timed out"). requests reports a body read that
+    times out as a ConnectionError; the deadline, not the watchdog's flag, says what it was."""
+    from clawd.web import watchdog
+
+    monkeypatch.setattr(watchdog.WATCHDOG, "add", lambda deadline: None)  # never on time
+    stop = threading.Event()
+
+    def stall(h):
+        h.send_response(200)
+        h.send_header("Content-Type", "text/plain")
+        h.send_header("Content-Length", "100")
+        h.end_headers()
+        stop.wait(5)
+
+    site.route("/web/dyn/stalled-body", stall)
+    try:
+        with pytest.raises(errors.WebTimeout) as caught:
+            tier({"fetch": {"timeoutSeconds": 1}}).reader.read(site.url("/web/dyn/stalled-body"))
+    finally:
+        stop.set()
+    assert caught.value.http_status == 504, caught.value
