@@ -266,3 +266,20 @@ def _handler_for(fake: FakeVisionModels):
             pass
 
     return Handler
+
+
+def make_png(width: int, height: int) -> bytes:
+    """A real RGB PNG of that size (a gradient), for describers that are not sent a screenshot."""
+    rows = b"".join(b"\0" + bytes([y % 256, 64, 128]) * width for y in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = struct.pack(">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + crc
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        PNG_SIGNATURE
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )

@@ -82,9 +82,9 @@ def describers(config: VisionConfig) -> tuple[VisionModel, ...]:
 
 def label(entry: VisionModel) -> str:
     """How a describer is named in notes and logs: `openai gpt-4o-mini`, `describe-image`."""
-    if entry.type == "cli":
-        return pathlib.PurePath(entry.command or "?").name
-    return f"{entry.provider} {entry.model}"
+    if entry.type != "cli" and entry.provider:
+        return f"{entry.provider} {entry.model}"
+    return pathlib.PurePath(entry.command).name if entry.command else str(entry.type)
 
 
 def _run(
