@@ -283,3 +283,27 @@ def make_png(width: int, height: int) -> bytes:
         + chunk(b"IDAT", zlib.compress(rows))
         + chunk(b"IEND", b"")
     )
+
+
+def vision_settings(fake: FakeVisionModels, *, max_side: int = 400) -> dict:
+    """browser settings (OpenClaw's spellings) for a service whose describers are the five fakes,
+    in the order openai, anthropic, gemini, openrouter (its key from OPENROUTER_API_KEY), ollama."""
+    models = [
+        {"provider": p, "model": f"{p}-vision-1", "apiKey": KEYS[p], "baseUrl": fake.base(p)}
+        for p in ("openai", "anthropic", "gemini")
+    ]
+    models += [
+        {
+            "provider": "openrouter",
+            "model": "openai/gpt-4o-mini",
+            "baseUrl": fake.base("openrouter"),
+        },
+        {"provider": "ollama", "model": "llava", "baseUrl": fake.base("ollama")},
+    ]
+    return {
+        "visionEnabled": True,
+        "visionPrompt": fake.prompt,
+        "visionTimeoutMs": 5000,
+        "visionMaxSide": max_side,
+        "models": models,
+    }
