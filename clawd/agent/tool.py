@@ -28,6 +28,7 @@ from clawd.agent.schema import (
     tool_description,  # noqa: F401
 )
 from clawd.client import Client
+from clawd.client.api import DESCRIBE_TIMEOUT_S
 from clawd.config.model import NodeConfig
 from clawd.security.content import END, START, wrap_untrusted
 from clawd.security.paths import confine
@@ -36,7 +37,6 @@ log = logging.getLogger("clawd.agent")
 
 TOOL_NAME = "browser"
 MAX_IMAGE_SIDE = 1568  # the long side models take without rescaling it themselves
-DESCRIBE_TIMEOUT_S = 630.0  # the describers of one screenshot take at most 600 s together
 
 
 @dataclass(frozen=True)

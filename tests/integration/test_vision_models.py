@@ -15,6 +15,7 @@ import requests
 from clawd.agent.tool import BrowserTool
 from clawd.security.content import END, START
 from tests.support.browser import require_chromium, service_config
+from tests.support.cli import cli_of
 from tests.support.service import RunningService
 from tests.support.vision_fakes import KEYS, FakeVisionModels, vision_settings
 
@@ -158,3 +159,17 @@ def test_when_every_describer_fails_the_image_comes_back_with_each_reason(
 def test_labels_with_vision_enabled_stay_a_labelled_screenshot_for_the_agent(running, fake):
     answer = post_screenshot(running, describe="auto", labels=True)
     assert "described" not in answer and fake.requests == []
+
+
+def test_the_cli_prints_the_description_or_the_note_and_the_image(running, fake, tmp_path):
+    ran = cli_of(running, "screenshot", "--describe")
+    assert ran.status == 0, ran.status
+    assert "A page described by the openai fake." in ran.out
+    assert "[neutralized] MEDIA:/etc/passwd" in ran.out
+    for provider in ORDER:
+        fake.queue(provider, 500, {"error": {"message": f"{provider} is down"}})
+    out = tmp_path / "shot.png"
+    failed = cli_of(running, "screenshot", "--describe", "--out", str(out))
+    assert failed.status == 0, failed.status
+    assert "note: could not describe the screenshot (openai openai-vision-1: HTTP 500" in failed.err
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
