@@ -229,3 +229,18 @@ def test_vision_off_or_without_describers_is_a_failure_not_an_exception(fake, im
     assert "not enabled" in vision.describe(image, off).failure
     assert "not enabled" in vision.describe(image, VisionConfig(enabled=True)).failure
     assert fake.requests == []
+
+
+def test_describers_share_one_budget_and_those_left_without_time_are_named(fake, image):
+    readings = iter([0.0, 1.0, vision.CHAIN_BUDGET_S + 1])  # the chain starts, entry 1, entry 2
+    fake.queue("openai", 500, {"error": "down"})
+    outcome = vision.describe(
+        image,
+        config(entry(fake, "openai"), entry(fake, "ollama")),
+        clock=lambda: next(readings),
+    )
+    assert outcome.failures == (
+        "openai openai-vision-1: HTTP 500: down",
+        "ollama ollama-vision-1: not tried: the describers' 600 s were spent",
+    )
+    assert fake.seen("ollama") == []
