@@ -106,6 +106,8 @@ def _chat_text(data: dict) -> str:
     if not isinstance(message, dict):
         raise DescriberFailed("unexpected answer: choices[0].message is not an object")
     content = message.get("content")
+    if not content and isinstance(message.get("refusal"), str):
+        raise DescriberFailed(f"the model refused: {message['refusal'][:MESSAGE_CHARS]}")
     if isinstance(content, list):  # content parts, as some compatible APIs answer
         content = _joined(content, lambda p: p.get("text") if p.get("type") == "text" else None)
     if not content and (message.get("images") or _is_data_image(content)):
@@ -127,6 +129,9 @@ def _gemini_text(data: dict) -> str:
         raise DescriberFailed(
             f"the model refused the image ({blocked})" if blocked else "the answer has no candidate"
         )
+    first = candidates[0] if isinstance(candidates, list) else None
+    if isinstance(first, dict) and not first.get("content") and first.get("finishReason"):
+        raise DescriberFailed(f"the model stopped without text ({first['finishReason']})")
     parts = _dig(data, "candidates", 0, "content", "parts", what="candidates[0].content.parts")
     return _joined(parts, lambda p: p.get("text"))
 

@@ -133,6 +133,13 @@ FAULTS = {
     "openrouter image": ("openrouter", 200, {"choices": [{"message": {"content": "", "images": [
                          {"type": "image_url", "image_url": {"url": "data:image/png;base64,A"}}
                          ]}}]}, "the model answered with an image, not text"),
+    "openai refusal": ("openai", 200, {"choices": [{"message": {"content": None,
+                       "refusal": "I can't help with that."}}]},
+                       "the model refused: I can't help with that."),
+    "gemini safety stop": ("gemini", 200, {"candidates": [{"finishReason": "SAFETY"}]},
+                           "the model stopped without text (SAFETY)"),
+    "gemini blocked prompt": ("gemini", 200, {"promptFeedback": {"blockReason": "OTHER"}},
+                              "the model refused the image (OTHER)"),
 }  # fmt: skip
 
 
