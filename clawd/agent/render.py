@@ -128,7 +128,8 @@ def screenshot(result: dict) -> str:
 
 
 def described(result: dict, description: str) -> str:
-    return f"screenshot of {result.get('tabId') or 'the tab'}, described:\n{description}"
+    by = f" by {result['describedBy']}" if result.get("describedBy") else ""
+    return f"screenshot of {result.get('tabId') or 'the tab'}, described{by}:\n{description}"
 
 
 def console(result: dict) -> str:

@@ -82,8 +82,9 @@ TOOL_FIELDS: dict[str, dict] = {
     },
     "describe": {
         **_BOOL,
-        "description": "screenshot: describe the image in words with the service's "
-        "vision command instead of returning it.",
+        "description": "screenshot: true answers a description of the image in words "
+        "(the service's vision models) instead of the image, false the image; omitted, the "
+        "service's browser.vision.enabled decides.",
     },
     "level": {
         "type": "string",

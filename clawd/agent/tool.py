@@ -28,6 +28,7 @@ from clawd.agent.schema import (
     tool_description,  # noqa: F401
 )
 from clawd.client import Client
+from clawd.client.api import DESCRIBE_TIMEOUT_S
 from clawd.config.model import NodeConfig
 from clawd.security.content import END, START, wrap_untrusted
 from clawd.security.paths import confine
@@ -36,7 +37,6 @@ log = logging.getLogger("clawd.agent")
 
 TOOL_NAME = "browser"
 MAX_IMAGE_SIDE = 1568  # the long side models take without rescaling it themselves
-DESCRIBE_TIMEOUT_S = 630.0  # browser.vision.timeoutMs may be up to 600 s
 
 
 @dataclass(frozen=True)
@@ -207,7 +207,8 @@ class BrowserTool:
             "fullPage": a.get("fullPage"),
             "ref": a.get("ref"),
             "type": a.get("type"),
-            "describe": a.get("describe"),
+            # omitted: the service describes it when its browser.vision is enabled
+            "describe": "auto" if a.get("describe") is None else a["describe"],
             "maxSide": MAX_IMAGE_SIDE,
         }
         result = self.client.request(
@@ -215,7 +216,9 @@ class BrowserTool:
             "/screenshot",
             json=_present(body),
             profile=a.get("profile"),
-            timeout=max(self.client.timeout, DESCRIBE_TIMEOUT_S) if a.get("describe") else None,
+            timeout=max(self.client.timeout, DESCRIBE_TIMEOUT_S)
+            if a.get("describe") is not False
+            else None,
         )
         if result.get("described"):
             return render.described(result, unwrap(result.get("description") or "")), None

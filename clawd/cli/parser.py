@@ -342,6 +342,12 @@ def _page(sub) -> None:
     )
     p.add_argument("--quality", type=int, metavar="Q", help="jpeg quality 1-100")
     p.add_argument("--labels", action="store_true", help="outline and label every ref on the image")
+    p.add_argument(
+        "--describe",
+        action="store_true",
+        help="print a description in words by the service's vision describers (browser.vision) "
+        "instead of the image; when they all fail, the image comes back with a note",
+    )
     p = _command(sub, "pdf", page.pdf, "print the page to PDF", tab=True)
     p.add_argument(
         "--out",

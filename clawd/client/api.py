@@ -11,6 +11,8 @@ from clawd.client.act_methods import ActMethods
 from clawd.client.transport import Transport, segment
 from clawd.client.web_methods import WebMethods
 
+DESCRIBE_TIMEOUT_S = 630.0  # the describers of one screenshot take at most 600 s together
+
 
 class Client(Transport, ActMethods, WebMethods):
     """Talks to a running clawd service over its loopback HTTP API.
@@ -167,11 +169,15 @@ class Client(Transport, ActMethods, WebMethods):
         labels: bool = False,
         quality: int | None = None,
         *,
+        describe: bool | None = None,
         profile: str | None = None,
     ) -> dict:
+        """describe: the service's vision describers answer words instead of the image (they may
+        take up to 600 s together; the image comes back, with a note, when they all fail)."""
         return self._post(
             "/screenshot",
             profile,
+            timeout=max(self.timeout, DESCRIBE_TIMEOUT_S) if describe else None,
             target_id=target_id,
             full_page=full_page,
             ref=ref,
@@ -179,6 +185,7 @@ class Client(Transport, ActMethods, WebMethods):
             type=type,
             labels=labels,
             quality=quality,
+            describe=describe,
         )
 
     def pdf(

@@ -26,7 +26,8 @@ from clawd.errors import ConfigError
 
 SYSTEM_CONFIG = pathlib.Path("/etc/clawd/clawd.yaml")
 SECRET_MASK = "***"
-ALIAS_KEY = "x-aliasOf"  # schema keyword: this property is another name for a sibling
+ALIAS_KEY = "x-aliasOf"  # schema keyword: another name for a sibling ("key") or its member
+# ("section.key", as browser.visionEnabled names browser.vision.enabled)
 SECRET_KEY = "x-secret"  # schema keyword: masked by config_to_dict
 
 JsonPath = tuple  # a JSON path as a tuple of keys and indexes
@@ -245,7 +246,7 @@ def _semantic_problems(data: Any) -> Iterator[Problem]:
         yield from _profile_driver_problems(profiles)
         yield from _cdp_port_clashes(profiles, server.get("port", _defaults()["server"]["port"]))
         yield from _default_profile_problems(browser, profiles)
-    yield from _vision_problems(_section(browser, "vision"))
+    yield from _vision_problems(browser)
     yield from _node_problems(_section(data, "nodes"))
     yield from _alias_conflicts(data)
 
@@ -311,16 +312,46 @@ def _default_profile_problems(browser: dict, profiles: dict) -> Iterator[Problem
         yield ("browser", "defaultProfile"), f"{what} is not one of the profiles ({listed})"
 
 
-def _vision_problems(vision: dict) -> Iterator[Problem]:
-    if vision.get("enabled") is True and not vision.get("command"):
-        yield ("browser", "vision", "command"), "required when vision is enabled"
+def _vision_problems(browser: dict) -> Iterator[Problem]:
+    props = schema()["properties"]["browser"]["properties"]
+    vision = _section(_resolve_aliases(props, browser), "vision")
+    models = vision.get("models") if isinstance(vision.get("models"), list) else []
+    if vision.get("enabled") is True and not vision.get("command") and not models:
+        yield (
+            ("browser", "vision", "command"),
+            "required when vision is enabled and models (or browser.models) lists no describer",
+        )
+    where = ("browser", "models") if "models" in browser else ("browser", "vision", "models")
+    for index, entry in enumerate(models):
+        if isinstance(entry, dict):
+            yield from _describer_problems(entry, where + (index,))
+
+
+def _describer_problems(entry: dict, here: JsonPath) -> Iterator[Problem]:
+    """A provider entry names its provider and model; a cli entry its command, and only that."""
+    if entry.get("type", "provider") == "cli":
+        if not entry.get("command"):
+            yield here + ("command",), "required in a type: cli entry"
+        for key in ("provider", "model", "apiKey", "baseUrl", "maxTokens"):
+            if key in entry:
+                yield here + (key,), "belongs to provider entries, not to type: cli"
+        return
+    for key in ("provider", "model"):
+        if not entry.get(key):
+            yield here + (key,), "required in a provider entry (or give type: cli and command)"
+    for key in ("command", "args"):
+        if key in entry:
+            yield here + (key,), "belongs to type: cli entries"
 
 
 def _alias_conflicts(data: dict) -> Iterator[Problem]:
     for node, obj, path in _objects(schema(), data, ()):
         for key, sub in node["properties"].items():
             target = sub.get(ALIAS_KEY)
-            if target and key in obj and target in obj and obj[key] != obj[target]:
+            if not target or key not in obj:
+                continue
+            given = _member(obj, target)
+            if given is not _MISSING and given != obj[key]:
                 yield path + (key,), f"is an alias of {target}, which is set to a different value"
 
 
@@ -352,18 +383,54 @@ def _with_defaults(node: dict, value: Any) -> Any:
         }
     if value is _MISSING:
         value = copy.deepcopy(node["default"])
+    entry = _list_item_schema(node)
+    if entry is not None and isinstance(value, list):
+        return [_with_defaults(entry, v) for v in value]
     if item is not None:
         return {name: _with_defaults(item, entry) for name, entry in value.items()}
     return value
 
 
 def _resolve_aliases(props: dict, obj: dict) -> dict:
+    """obj with every alias key moved to the key it names (the named key wins: a difference is
+    reported by _alias_conflicts)."""
     resolved = dict(obj)
     for key, sub in props.items():
         target = sub.get(ALIAS_KEY)
-        if target and key in resolved:
-            resolved.setdefault(target, resolved.pop(key))
+        if not target or key not in resolved:
+            continue
+        value = resolved.pop(key)
+        section, _, member = target.rpartition(".")
+        if not section:
+            resolved.setdefault(target, value)
+        elif isinstance(resolved.get(section, {}), dict):
+            resolved[section] = {member: value, **(resolved.get(section) or {})}
     return resolved
+
+
+def _member(obj: dict, dotted: str) -> Any:
+    """obj's value at a dotted key ("vision.enabled"), _MISSING when absent."""
+    node: Any = obj
+    for key in dotted.split("."):
+        if not isinstance(node, dict) or key not in node:
+            return _MISSING
+        node = node[key]
+    return node
+
+
+def _list_item_schema(node: dict) -> dict | None:
+    """The schema of each element when `node` is a list of objects (browser.vision.models)."""
+    items = node.get("items")
+    if isinstance(items, dict) and "$ref" in items:
+        items = _pointer(items["$ref"])
+    return items if isinstance(items, dict) and "properties" in items else None
+
+
+def _pointer(ref: str) -> dict:
+    node = schema()
+    for key in ref.removeprefix("#/").split("/"):
+        node = node[key]
+    return node
 
 
 def _apply_env_auth(doc: dict, env: Mapping[str, str]) -> None:
@@ -388,12 +455,25 @@ def _build(cls: type, doc: Mapping, **extra: Any) -> Any:
 def _convert(hint: Any, value: Any) -> Any:
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         return _build(hint, value)
+    item_cls = _tuple_item(hint)
+    if item_cls is not None and isinstance(value, list):
+        return tuple(_build(item_cls, entry) for entry in value)
     if typing.get_origin(hint) is collections.abc.Mapping:
         item_cls = typing.get_args(hint)[1]
         return {name: _build(item_cls, entry, name=name) for name, entry in value.items()}
     if isinstance(value, list):
         return tuple(value)  # frozen dataclasses hold tuples, never shared mutable lists
     return value
+
+
+def _tuple_item(hint: Any) -> type | None:
+    """C for a tuple[C, ...] of dataclasses, else None."""
+    if typing.get_origin(hint) is not tuple:
+        return None
+    args = typing.get_args(hint)
+    if args and isinstance(args[0], type) and dataclasses.is_dataclass(args[0]):
+        return args[0]
+    return None
 
 
 def camel_case(name: str) -> str:
@@ -450,6 +530,9 @@ def _to_doc(node: dict, value: Any, mask: bool) -> Any:
         }
     if item is not None:
         return {name: _to_doc(item, entry, mask) for name, entry in value.items()}
+    entry = _list_item_schema(node)
+    if entry is not None:
+        return [_to_doc(entry, v, mask) for v in value]
     if mask and node.get(SECRET_KEY) and value is not None:
         return SECRET_MASK
     return list(value) if isinstance(value, tuple) else value

@@ -68,6 +68,22 @@ class TabCleanup:
 
 
 @dataclass(frozen=True)
+class VisionModel:
+    """One describer of browser.vision.models: a provider entry (provider, model, ...) or a
+    command entry (type cli, command, args)."""
+
+    type: str = "provider"
+    provider: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    base_url: str | None = None
+    timeout_ms: int | None = None  # None: VisionConfig.timeout_ms
+    max_tokens: int = 1024
+    command: str | None = None
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class VisionConfig:
     enabled: bool = False
     command: str | None = None
@@ -75,6 +91,8 @@ class VisionConfig:
     prompt: str = "Describe this screenshot of a web page for someone who cannot see it."
     timeout_ms: int = 30000
     max_bytes: int = 65536
+    max_side: int = 1568
+    models: tuple[VisionModel, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """`clawd-browser config import-openclaw`: the browser, profiles, SSRF policy, gateway auth, web
-tools and tool policy of an OpenClaw config (JSON5, as ~/.openclaw/openclaw.json is written) as a
+tools, tool policy and screenshot vision (browser.vision*/models, tools.media's image models and
+models.providers' keys) of an OpenClaw config (JSON5, as ~/.openclaw/openclaw.json is written) as a
 clawd.yaml document, with every key that could not be carried over named and the reason why."""
 
 from __future__ import annotations
@@ -91,10 +92,33 @@ WEB_KEYS = {
 }
 
 
+# OpenClaw's browser-level vision keys: clawd accepts them by the same names (aliases of
+# browser.vision's members)
+VISION_KEYS = (
+    "visionEnabled",
+    "visionPrompt",
+    "visionTimeoutMs",
+    "visionMaxBytes",
+    "visionMaxSide",
+)
+# OpenClaw provider ids -> clawd's describer providers
+VISION_PROVIDERS = {
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "google": "gemini",
+    "gemini": "gemini",
+    "openrouter": "openrouter",
+    "ollama": "ollama",
+}
+DESCRIBER_KEYS = ("type", "model", "apiKey", "baseUrl", "timeoutMs", "maxTokens", "command", "args")
+
+
 @dataclass
 class Imported:
     document: dict = field(default_factory=dict)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # ("$.json.path", why)
+    # models.providers.<id> {apiKey, baseUrl}, for the describers of that provider without them
+    provider_settings: dict[str, dict] = field(default_factory=dict)
 
     def put(self, path: tuple, value: Any) -> None:
         node = self.document
@@ -126,6 +150,7 @@ def convert(data: Any) -> Imported:
             out.skip((key,), "not a browser, gateway or tools setting: nothing of clawd's")
         else:
             handler(value, out)
+    _provider_settings_to_describers(out)
     _drop_refused(out)
     return out
 
@@ -139,6 +164,10 @@ def _browser(browser: Any, out: Imported) -> None:
             _ssrf(value, out)
         elif key == "profiles":
             _profiles(value, out)
+        elif key in VISION_KEYS:
+            out.put(here, value)
+        elif key == "models":
+            _describers(value, here, out)
         elif key == "cdpUrl":
             out.put(
                 ("browser", "profiles", browser.get("defaultProfile") or "openclaw", "cdpUrl"),
@@ -205,6 +234,8 @@ def _tools(tools: Any, out: Imported) -> None:
     for key, value in _items(tools, ("tools",), out):
         if key == "web":
             _web(value, out)
+        elif key == "media":
+            _media(value, out)
         elif key in ("allow", "deny") and isinstance(value, list):
             _tool_list(key, value, out)
         else:
@@ -258,7 +289,109 @@ def _names_a_clawd_tool(entry: str) -> bool:
     )
 
 
-_SECTIONS = {"browser": _browser, "gateway": _gateway, "tools": _tools}
+# -- screenshot vision ---------------------------------------------------------------------------
+def _describers(entries: Any, source: tuple, out: Imported) -> None:
+    """OpenClaw model entries as browser.models describers, in their order; entries for other
+    media (audio, video) or providers clawd has no describer for are named and left out."""
+    if not isinstance(entries, list):
+        out.skip(source, f"expected a list, found {type(entries).__name__}")
+        return
+    kept = out.document.setdefault("browser", {}).setdefault("models", [])
+    for index, entry in enumerate(entries):
+        converted = _describer(entry, source + (index,), out)
+        if converted is not None:
+            kept.append(converted)
+
+
+def _describer(entry: Any, here: tuple, out: Imported) -> dict | None:
+    if not isinstance(entry, dict):
+        out.skip(here, f"expected an object, found {type(entry).__name__}")
+        return None
+    capabilities = entry.get("capabilities")
+    if isinstance(capabilities, list) and "image" not in capabilities:
+        out.skip(here, "not an image model: clawd describes only screenshots")
+        return None
+    provider = entry.get("provider")
+    if entry.get("type", "provider") == "provider" and provider not in VISION_PROVIDERS:
+        out.skip(here, f"clawd has no describer for provider {provider!r}")
+        return None
+    if not entry.get("model" if entry.get("type", "provider") == "provider" else "command"):
+        out.skip(here, "clawd needs the model (or a cli entry's command) named in the entry")
+        return None
+    converted = {"provider": VISION_PROVIDERS[provider]} if provider is not None else {}
+    for key, value in entry.items():
+        if key in DESCRIBER_KEYS:
+            converted[key] = value
+        elif key == "timeoutSeconds" and isinstance(value, (int, float)):
+            converted["timeoutMs"] = int(value * 1000)
+        elif key not in ("provider", "capabilities"):
+            out.skip(here + (key,), "no clawd describer setting of that name")
+    return converted
+
+
+def _media(media: Any, out: Imported) -> None:
+    """tools.media: its image models describe screenshots in OpenClaw too (its browser docs)."""
+    for key, value in _items(media, ("tools", "media"), out):
+        if key == "models":
+            _describers(value, ("tools", "media", "models"), out)
+        elif key == "image":
+            _media_image(value, out)
+        else:
+            out.skip(("tools", "media", key), "clawd describes only screenshots")
+
+
+_MEDIA_IMAGE = {"enabled": "visionEnabled", "prompt": "visionPrompt"}
+
+
+def _media_image(image: Any, out: Imported) -> None:
+    for key, value in _items(image, ("tools", "media", "image"), out):
+        here = ("tools", "media", "image", key)
+        if key in _MEDIA_IMAGE:
+            out.put(("browser", _MEDIA_IMAGE[key]), value)
+        elif key == "timeoutSeconds" and isinstance(value, (int, float)):
+            out.put(("browser", "visionTimeoutMs"), int(value * 1000))
+        elif key == "models":
+            _describers(value, here, out)
+        elif key == "maxBytes":
+            out.skip(here, "a limit on the input image; clawd scales screenshots to visionMaxSide")
+        elif key == "maxChars":
+            out.skip(here, "clawd caps descriptions in bytes: browser.visionMaxBytes")
+        else:
+            out.skip(here, "no clawd vision setting of that name")
+
+
+def _models(models: Any, out: Imported) -> None:
+    """models.providers.<id>.{apiKey, baseUrl}: where OpenClaw keeps describers' credentials."""
+    for key, value in _items(models, ("models",), out):
+        if key != "providers":
+            out.skip(("models", key), "clawd uses only the providers' apiKey and baseUrl")
+            continue
+        for name, settings in _items(value, ("models", "providers"), out):
+            here = ("models", "providers", name)
+            if name not in VISION_PROVIDERS:
+                out.skip(here, "clawd has no describer for that provider")
+                continue
+            for sub, item in _items(settings, here, out):
+                if sub in ("apiKey", "baseUrl"):
+                    out.provider_settings.setdefault(VISION_PROVIDERS[name], {})[sub] = item
+                else:
+                    out.skip(here + (sub,), "clawd uses only apiKey and baseUrl")
+
+
+def _provider_settings_to_describers(out: Imported) -> None:
+    browser = out.document.get("browser")
+    describers = browser.get("models") if isinstance(browser, dict) else None
+    if not isinstance(describers, list):
+        return
+    if not describers:
+        del browser["models"]
+        return
+    for entry in describers:
+        for key, value in out.provider_settings.get(entry.get("provider"), {}).items():
+            entry.setdefault(key, value)
+
+
+_SECTIONS = {"browser": _browser, "gateway": _gateway, "tools": _tools, "models": _models}
 
 
 def _items(value: Any, path: tuple, out: Imported) -> Iterator[tuple[str, Any]]:
@@ -302,7 +435,8 @@ def _remove(document: dict, path: tuple) -> tuple:
     """Delete the longest prefix of `path` present in `document` (never the root); that prefix."""
     node, present = document, ()
     for key in path:
-        if not isinstance(node, dict) or key not in node:
+        in_list = isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node)
+        if not in_list and (not isinstance(node, dict) or key not in node):
             break
         present, node = present + (key,), node[key]
     if not present:  # a problem outside what we wrote (none is known): keep nothing doubtful

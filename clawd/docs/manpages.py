@@ -404,6 +404,9 @@ def schema_keys(node: dict, path: str = "") -> Iterator[tuple[str, dict, bool]]:
             yield from schema_keys(sub, dotted)
         if isinstance(item, dict):
             yield from schema_keys(item, f"{dotted}.NAME")
+        entry = sub.get("items")
+        if isinstance(entry, dict) and "properties" in entry:  # a list of objects: its members
+            yield from schema_keys(entry, f"{dotted}[]")
 
 
 def _key_item(dotted: str, node: dict, section: bool) -> list[str]:

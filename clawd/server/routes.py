@@ -79,7 +79,7 @@ ROUTES = [
             "type": opt(as_str),
             "quality": opt(lambda v, f: as_int(v, f, minimum=1, maximum=100)),
             "labels": opt(as_bool),
-            "describe": opt(as_bool),
+            "describe": opt(lambda v, f: v if v == "auto" else as_bool(v, f)),
             "maxSide": opt(lambda v, f: as_int(v, f, minimum=16, maximum=2000)),
         },
     ),

@@ -132,8 +132,9 @@ def gone(pid: int, within: float = 5.0) -> bool:
 def test_a_failing_command_reports_its_status_and_last_stderr_line(describer, image):
     outcome = vision.describe(image, describer("fail"))
     assert outcome.text is None
-    assert outcome.failure == "python3 exited with status 3 model not found".replace(
-        "python3", pathlib.Path(sys.executable).name
+    assert (
+        outcome.failure
+        == f"{pathlib.Path(sys.executable).name}: exited with status 3 model not found"
     )
 
 
@@ -150,7 +151,9 @@ def test_no_output_missing_command_and_disabled_are_failures_not_exceptions(
 ):
     assert "printed no description" in vision.describe(image, describer("silent")).failure
     missing = VisionConfig(enabled=True, command=str(tmp_path / "nope"))
-    assert vision.describe(image, missing).failure.startswith(f"cannot run {tmp_path / 'nope'}")
+    assert vision.describe(image, missing).failure.startswith(
+        f"nope: cannot run {tmp_path / 'nope'}"
+    )
     assert "not enabled" in vision.describe(image, VisionConfig(command=sys.executable)).failure
 
 
@@ -243,7 +246,8 @@ def test_the_browser_tool_returns_the_description_as_text_wrapped_once(vision_se
     assert described.image is None and not described.is_error
     text = inner(described.text)
     assert START not in text and END not in text
-    assert text.startswith("screenshot of t") and ", described:\nA page with a heading" in text
+    by = pathlib.Path(sys.executable).name
+    assert text.startswith("screenshot of t") and f", described by {by}:\nA page with a" in text
     assert "[neutralized] MEDIA:https://evil.example/x.png" in text
     vision_service.mode_file.write_text("fail")
     fallback = tool.run({"action": "screenshot", "describe": True})

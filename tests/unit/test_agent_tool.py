@@ -203,7 +203,8 @@ def test_screenshot_asks_the_service_for_at_most_1568_px_and_returns_the_bytes()
     result = BrowserTool(client).run({"action": "screenshot", "fullPage": True})
     name, args, kw = client.calls[0]
     assert (name, args) == ("request", ("POST", "/screenshot"))
-    assert kw["json"] == {"fullPage": True, "maxSide": MAX_IMAGE_SIDE}
+    # the service's browser.vision.enabled decides whether it comes back described
+    assert kw["json"] == {"fullPage": True, "describe": "auto", "maxSide": MAX_IMAGE_SIDE}
     assert result.image.data == png and result.image.mime_type == "image/png"
     assert inner(result.text) == "screenshot of t1 (1568x900 png)"
 

@@ -447,7 +447,8 @@ def test_default_profile_must_be_among_the_profiles():
 
 def test_vision_enabled_needs_a_command():
     assert validate({"browser": {"vision": {"enabled": True}}}) == [
-        "$.browser.vision.command: required when vision is enabled"
+        "$.browser.vision.command: required when vision is enabled and models (or browser.models) "
+        "lists no describer"
     ]
     assert validate({"browser": {"vision": {"enabled": True, "command": "describe"}}}) == []
 

@@ -87,7 +87,13 @@ def screenshot(inv: Invocation) -> None:
         type=a.type,
         labels=a.labels,
         quality=a.quality,
+        describe=a.describe or None,
     )
+    if result.get("described"):
+        output.emit(inv, result, lambda r: r["description"])
+        return
+    if result.get("note"):
+        print(f"note: {result['note']}", file=inv.stderr)
     _deliver(inv, result)
 
 

@@ -1,7 +1,10 @@
-"""Screenshot descriptions for agents whose model cannot see images (config `browser.vision`).
+"""Screenshot descriptions for agents whose model cannot see images (config `browser.vision`): the
+describers of `models` (vision models over HTTP: clawd/vision/models.py, or commands) are tried in
+order, then `command`, until one answers; the answer comes back wrapped as untrusted content with
+MEDIA: lines neutralized, or every describer's failure is named.
 
-The command runs without a shell as `command *args <image path>`, with the prompt on its standard
-input; what it prints (at most maxBytes) is the description, returned as untrusted content.
+A command runs without a shell as `command *args <image path>`, with the prompt on its standard
+input; what it prints (at most maxBytes, the rest cut off) is the description.
 """
 
 from __future__ import annotations
@@ -14,37 +17,118 @@ import signal
 import subprocess
 import time
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from clawd.config.model import VisionConfig
+from clawd.config.model import VisionConfig, VisionModel
 from clawd.security.content import wrap_untrusted
+from clawd.vision import models
+from clawd.vision.models import DescriberFailed
 
 log = logging.getLogger("clawd.vision")
 
 NEUTRALIZED = "[neutralized] "
 STDERR_TAIL = 2048
+CHAIN_BUDGET_S = 600.0  # all describers of one screenshot together (the agent tool waits 630 s)
 _READ = 1 << 16
 
 
 @dataclass(frozen=True)
 class Description:
-    """`text` (wrapped, neutralized) when the command described the image,
-    else `failure` says why."""
+    """`text` (wrapped, neutralized) and the `describer` that wrote it, else `failure` says why
+    there is none; `failures` names each describer that failed ("openai gpt-4o: HTTP 429 ...")."""
 
     text: str | None = None
     failure: str | None = None
+    describer: str | None = None
+    failures: tuple[str, ...] = ()
 
 
 def describe(
-    image: pathlib.Path, config: VisionConfig, *, clock: Callable[[], float] = time.monotonic
+    image: pathlib.Path,
+    config: VisionConfig,
+    *,
+    env: Mapping[str, str] | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Description:
-    """Run the vision command on `image`; never raises for the command's own failures."""
-    if not config.enabled or not config.command:
+    """Try each describer on `image` in order; never raises for a describer's own failures."""
+    chain = describers(config)
+    if not config.enabled or not chain:
         return Description(
-            failure="browser.vision is not enabled (set browser.vision.enabled and command)"
+            failure="browser.vision is not enabled (set browser.vision.enabled, and models or "
+            "command)"
         )
-    argv = [config.command, *config.args, str(image)]
+    failures: list[str] = []
+    end = clock() + CHAIN_BUDGET_S
+    for entry in chain:
+        name = label(entry)
+        try:
+            text = _run(entry, image, config, end - clock(), env, clock)
+        except DescriberFailed as exc:
+            log.info("vision describer %s failed: %s", name, exc)
+            failures.append(f"{name}: {exc}")
+            continue
+        text = wrap_untrusted(neutralize_media_lines(text), source="vision")
+        return Description(text=text, describer=name, failures=tuple(failures))
+    return Description(failure="; ".join(failures), failures=tuple(failures))
+
+
+def describers(config: VisionConfig) -> tuple[VisionModel, ...]:
+    """models in their order, then the command of browser.vision.command."""
+    if not config.command:
+        return config.models
+    return (*config.models, VisionModel(type="cli", command=config.command, args=config.args))
+
+
+def label(entry: VisionModel) -> str:
+    """How a describer is named in notes and logs: `openai gpt-4o-mini`, `describe-image`."""
+    if entry.type != "cli" and entry.provider:
+        return f"{entry.provider} {entry.model}"
+    return pathlib.PurePath(entry.command).name if entry.command else str(entry.type)
+
+
+def _run(
+    entry: VisionModel,
+    image: pathlib.Path,
+    config: VisionConfig,
+    left: float,
+    env: Mapping[str, str] | None,
+    clock: Callable[[], float],
+) -> str:
+    if left <= 0:
+        raise DescriberFailed(f"not tried: the describers' {CHAIN_BUDGET_S:g} s were spent")
+    timeout = min((entry.timeout_ms or config.timeout_ms) / 1000, left)
+    if entry.type == "cli":
+        return run_command(entry, image, config.prompt, timeout, config.max_bytes, clock)
+    if entry.type != "provider":
+        raise DescriberFailed(f"unknown describer type {entry.type!r} (provider or cli)")
+    try:
+        data = image.read_bytes()
+    except OSError as exc:
+        raise DescriberFailed(f"cannot read the image: {exc.strerror or exc}") from None
+    return models.describe(
+        entry,
+        data,
+        "image/jpeg" if data[:2] == b"\xff\xd8" else "image/png",
+        config.prompt,
+        timeout=timeout,
+        max_bytes=config.max_bytes,
+        env=env,
+    )
+
+
+def run_command(
+    entry: VisionModel,
+    image: pathlib.Path,
+    prompt: str,
+    timeout: float,
+    max_bytes: int,
+    clock: Callable[[], float] = time.monotonic,
+) -> str:
+    """What the command prints for `image`; DescriberFailed when it fails, hangs or says nothing."""
+    if not entry.command:
+        raise DescriberFailed("a type: cli entry needs a command")
+    argv = [entry.command, *entry.args, str(image)]
     try:
         proc = subprocess.Popen(
             argv,
@@ -55,13 +139,12 @@ def describe(
             close_fds=True,
         )
     except OSError as exc:
-        return Description(failure=f"cannot run {config.command}: {exc.strerror or exc}")
-    deadline = clock() + config.timeout_ms / 1000
+        raise DescriberFailed(f"cannot run {entry.command}: {exc.strerror or exc}") from None
     try:
-        run = _collect(proc, config.prompt.encode("utf-8"), deadline, config.max_bytes, clock)
+        run = _collect(proc, prompt.encode("utf-8"), clock() + timeout, max_bytes, clock)
     finally:
         _reap(proc)
-    return _verdict(config, proc, run)
+    return _verdict(proc, run, timeout, max_bytes)
 
 
 @dataclass
@@ -72,21 +155,18 @@ class _Run:
     cut: bool = False
 
 
-def _verdict(config: VisionConfig, proc: subprocess.Popen, run: _Run) -> Description:
-    name = pathlib.PurePath(config.command).name
+def _verdict(proc: subprocess.Popen, run: _Run, timeout: float, max_bytes: int) -> str:
     if run.timed_out:
-        return Description(failure=f"{name} did not finish within {config.timeout_ms} ms")
+        raise DescriberFailed(f"did not finish within {timeout * 1000:.0f} ms")
     if not run.cut and proc.returncode != 0:
         tail = run.err.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        return Description(
-            failure=f"{name} exited with status {proc.returncode} {tail[0]}".rstrip()
-        )
+        raise DescriberFailed(f"exited with status {proc.returncode} {tail[0]}".rstrip())
     text = run.out.decode("utf-8", "replace").strip()
     if not text:
-        return Description(failure=f"{name} printed no description")
+        raise DescriberFailed("printed no description")
     if run.cut:
-        text += f"\n[...description cut at {config.max_bytes} bytes]"
-    return Description(text=wrap_untrusted(neutralize_media_lines(text), source="vision"))
+        text += f"\n[...description cut at {max_bytes} bytes]"
+    return text
 
 
 def _collect(

@@ -28,7 +28,8 @@ def navigate(req: Request) -> dict:
 def screenshot(req: Request) -> dict:
     a = req.args
     tab = req.tab()
-    if a.get("labels") and a.get("describe"):
+    describe = _describing(req)
+    if a.get("labels") and a.get("describe") is True:
         raise errors.InvalidRequest("labels and describe cannot be combined")
     if a.get("labels"):  # the labelled screenshot is a snapshot feature
         return labelled_screenshot(req, tab)
@@ -37,36 +38,55 @@ def screenshot(req: Request) -> dict:
         clip = _ref_box(tab, a["ref"])
     elif a.get("element"):
         clip = capture.node_box(tab, selector=a["element"])
+    max_side = a.get("maxSide", capture.MAX_SIDE)
+    if describe:  # describers get it no larger than vision.maxSide: Chromium scales it for us
+        max_side = min(max_side, req.config.browser.vision.max_side)
     data, kind = capture.screenshot(
         tab,
         full_page=a.get("fullPage", False),
         clip=clip,
         type=a.get("type", "png"),
         quality=a.get("quality"),
-        max_side=a.get("maxSide", capture.MAX_SIDE),
+        max_side=max_side,
     )
     width, height = capture.image_size(data)
     answer = tab_answer(tab, type=kind, width=width, height=height)
     suffix = ".jpg" if kind == "jpeg" else ".png"
-    if a.get("describe"):
+    if describe:
         return {**answer, **_described(req, data, suffix)}
     return {**answer, **req.service.media.save("screenshot", suffix, data)}
 
 
+def _describing(req: Request) -> bool:
+    """describe: true or false as asked; "auto" (the agent tool's) when vision is enabled."""
+    describe = req.args.get("describe")
+    if describe == "auto":
+        return req.config.browser.vision.enabled and not req.args.get("labels")
+    return bool(describe)
+
+
 def _described(req: Request, data: bytes, suffix: str) -> dict:
-    """The vision command's words instead of the image; the image (with a note) when it fails."""
+    """The describers' words instead of the image; the image (with a note naming each describer's
+    failure) when none answers."""
     path = req.service.media.new_path("screenshot", suffix)
     path.write_bytes(data)
     outcome = vision.describe(path, req.config.browser.vision)
+    failed = {"failures": list(outcome.failures)} if outcome.failures else {}
     if outcome.text is None:
         return {
             "described": False,
             "note": f"could not describe the screenshot ({outcome.failure}); "
             "here is the image instead",
+            **failed,
             **req.service.media.describe(path),
         }
     path.unlink(missing_ok=True)
-    return {"described": True, "description": outcome.text}
+    return {
+        "described": True,
+        "describedBy": outcome.describer,
+        "description": outcome.text,
+        **failed,
+    }
 
 
 def _ref_box(tab, ref: str) -> dict:
