@@ -6,6 +6,7 @@ keep-alive, and the pool token kept out of statuses, answers, errors and logs.""
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 
@@ -72,6 +73,9 @@ def pooled(tmp_path_factory, pool, busy_pool, site):
         "busy-2": _profile(busy_pool.ws()),
         "failover": _profile([dead, busy_pool.ws(), pool.ws()]),
         "keepalive": _profile(pool.ws(), keepAliveSeconds=1),
+        "options": _profile(
+            pool.ws(timeout=120000, launch=json.dumps({"args": ["--user-agent=clawd-pool-ua"]}))
+        ),
     }
     config = service_config(
         tmp_path_factory.mktemp("pool-home"),
@@ -333,6 +337,14 @@ def test_keep_alive_calls_on_an_idle_connection(pc):
         10,
     )
     pc.stop(profile="keepalive")
+
+
+def test_the_pools_own_options_ride_on_cdp_url(pc, site):
+    """timeout and launch (JSON with args) reach the pool as written; the browser it launched
+    for this profile carries the flag."""
+    tab = pc.open(site.url("/index.html"), profile="options")
+    assert _evaluate(pc, "options", tab["tabId"], "() => navigator.userAgent") == "clawd-pool-ua"
+    pc.stop(profile="options")
 
 
 # -- the token stays secret -----------------------------------------------------------------------
