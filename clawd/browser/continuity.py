@@ -127,7 +127,8 @@ class StateKeeper:
         for tab in browser.tabs():
             if tab.type != "page":
                 continue
-            tabs.append({"tabId": tab.tab_id, "url": tab.url, "label": tab.label})
+            if tab.label or tab.url not in ("", "about:blank"):  # not a pool's empty start tab
+                tabs.append({"tabId": tab.tab_id, "url": tab.url, "label": tab.label})
             if not tab.url.startswith(("http://", "https://")):
                 continue
             try:

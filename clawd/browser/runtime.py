@@ -138,7 +138,9 @@ class BrowserRuntime:
         try:
             connection = connection or self._open(ws_url)
             if self.keeper is not None and self.keeper.pending:
+                began = time.perf_counter()
                 restored = self.keeper.restore_state(connection)
+                spent = time.perf_counter() - began
             browser = Browser(
                 connection,
                 profile=self.profile.name,
@@ -149,7 +151,11 @@ class BrowserRuntime:
             )
             browser.setup()
             if restored is not None and self.keeper.mode == "tabs":
+                began = time.perf_counter()
                 restored["tabs"] = self.keeper.restore_tabs(browser)
+                spent += time.perf_counter() - began
+            if restored is not None:  # the restoring alone, not the connect and set-up
+                restored["ms"] = round(spent * 1000, 1)
         except Exception:
             if connection is not None:
                 connection.close()
