@@ -167,7 +167,7 @@ def _session_ended(pc, profile):
 
 
 # -- exact errors ---------------------------------------------------------------------------------
-def test_a_full_pool_answers_pool_busy_with_retry_after(pc, site):
+def test_a_full_pool_answers_pool_busy_with_retry_after(pc, pooled, site):
     pc.open(site.url("/index.html"), profile="busy-1")
     try:
         with pytest.raises(errors.PoolBusy) as caught:
@@ -175,6 +175,15 @@ def test_a_full_pool_answers_pool_busy_with_retry_after(pc, site):
         assert caught.value.http_status == 503, caught.value.to_dict()
         assert caught.value.details["retryAfter"] >= 1, caught.value.details
         assert "429" in caught.value.message and TOKEN not in caught.value.message
+        raw = requests.post(
+            f"{pooled.url}/tabs/open",
+            params={"profile": "busy-2"},
+            json={"url": site.url("/index.html")},
+            headers={"Authorization": f"Bearer {pooled.token}"},
+            timeout=60,
+        )
+        assert raw.status_code == 503 and raw.json()["code"] == "POOL_BUSY", raw.text
+        assert raw.headers["Retry-After"] == str(raw.json()["retryAfter"]), raw.headers
     finally:
         pc.stop(profile="busy-1")
     # the slot is free again: the same profile gets a session

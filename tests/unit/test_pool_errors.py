@@ -62,3 +62,27 @@ def test_session_ended_names_the_pool_timeout_and_what_the_next_call_does():
     assert isinstance(ended, errors.BrowserGone) and ended.http_status == 503
     assert ended.code == "REMOTE_SESSION_ENDED"
     assert "&timeout=<ms>" in ended.message and "reopens the tabs" in ended.message
+
+
+def test_a_saved_cookie_goes_back_as_a_cookie_param():
+    from clawd.browser.continuity import _cookie_param
+
+    session = {
+        "name": "s",
+        "value": "1",
+        "domain": "127.0.0.1",
+        "path": "/",
+        "expires": -1,
+        "size": 2,
+        "httpOnly": False,
+        "secure": False,
+        "session": True,
+        "priority": "Medium",
+        "sourceScheme": "NonSecure",
+        "sourcePort": 8000,
+    }
+    param = _cookie_param(session)
+    assert "expires" not in param and "size" not in param and "session" not in param
+    assert param["sourcePort"] == 8000 and param["priority"] == "Medium"
+    kept = _cookie_param({**session, "expires": 2e9, "session": False, "sourcePort": -1})
+    assert kept["expires"] == 2e9 and "sourcePort" not in kept
