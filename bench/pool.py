@@ -190,6 +190,7 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=8)
     parser.add_argument("--calls", type=int, default=50)
     parser.add_argument("--evals", type=int, default=400)
+    parser.add_argument("--parts", default="agents,evaluate,restore", help="what to measure")
     parser.add_argument("--json")
     args = parser.parse_args()
     root = install(cache_dir())
@@ -200,36 +201,44 @@ def main() -> None:
     )
     report: dict = {}
     try:
+        parts = set(args.parts.split(","))
         names = [f"agent-{i}" for i in range(args.agents)]
-        remote = {n: {"cdpUrl": pool.ws()} for n in names}
-        running = service(remote, tmp / "remote-home")
-        try:
-            report["pool"] = run_agents(running, names, site, args.calls)
-        finally:
-            running.close()
-        managed = {n: {} for n in names}
-        running = service(managed, tmp / "managed-home")
-        try:
-            report["managed"] = run_agents(running, names, site, args.calls)
-        finally:
-            running.close()
-        running = service({"remote": {"cdpUrl": pool.ws()}, "managed": {}}, tmp / "eval-home")
-        try:
-            report["evaluate"] = evaluate_overhead(running, site, args.evals)
-        finally:
-            running.close()
-        ended = {
-            f"end-{mode}": {
-                "cdpUrl": pool.ws(timeout=SESSION_END_MS),
-                "remote": {"restore": mode, "stateIntervalSeconds": 1},
+        if "agents" in parts:
+            remote = {n: {"cdpUrl": pool.ws()} for n in names}
+            running = service(remote, tmp / "remote-home")
+            try:
+                report["pool"] = run_agents(running, names, site, args.calls)
+            finally:
+                running.close()
+            managed = {n: {} for n in names}
+            running = service(managed, tmp / "managed-home")
+            try:
+                report["managed"] = run_agents(running, names, site, args.calls)
+            finally:
+                running.close()
+        if "evaluate" in parts:
+            running = service({"remote": {"cdpUrl": pool.ws()}, "managed": {}}, tmp / "eval-home")
+            try:
+                report["evaluate"] = evaluate_overhead(running, site, args.evals)
+            finally:
+                running.close()
+        ended = (
+            {}
+            if "restore" not in parts
+            else {
+                f"end-{mode}": {
+                    "cdpUrl": pool.ws(timeout=SESSION_END_MS),
+                    "remote": {"restore": mode, "stateIntervalSeconds": 1},
+                }
+                for mode in ("none", "state", "tabs")
             }
-            for mode in ("none", "state", "tabs")
-        }
-        running = service(ended, tmp / "restore-home")
-        try:
-            report["restore"] = restore_time(running, site)
-        finally:
-            running.close()
+        )
+        if ended:
+            running = service(ended, tmp / "restore-home")
+            try:
+                report["restore"] = restore_time(running, site)
+            finally:
+                running.close()
     finally:
         pool.stop()
         site.close()
@@ -239,6 +248,8 @@ def main() -> None:
 
 def show(report: dict) -> None:
     for side in ("pool", "managed"):
+        if side not in report:
+            continue
         r = report[side]
         rows = [[k, v["p50"], v["p99"], v["n"]] for k, v in r["kinds"].items()]
         if r["start"]:
@@ -249,17 +260,19 @@ def show(report: dict) -> None:
             ["kind", "p50 ms", "p99 ms", "n"],
             rows,
         )
-    ev = report["evaluate"]
-    print_table(
-        f"evaluate, one idle agent: pool overhead p50 {ev['overheadP50Ms']} ms",
-        ["profile", "p50 ms", "p99 ms", "n"],
-        [[k, ev[k]["p50"], ev[k]["p99"], ev[k]["n"]] for k in ("remote", "managed")],
-    )
-    print_table(
-        "after the pool ended the session: the first call",
-        ["restore", "first call ms", "restored"],
-        [[k, v["firstCallMs"], v["restored"]] for k, v in report["restore"].items()],
-    )
+    ev = report.get("evaluate")
+    if ev:
+        print_table(
+            f"evaluate, one idle agent: pool overhead p50 {ev['overheadP50Ms']} ms",
+            ["profile", "p50 ms", "p99 ms", "n"],
+            [[k, ev[k]["p50"], ev[k]["p99"], ev[k]["n"]] for k in ("remote", "managed")],
+        )
+    if "restore" in report:
+        print_table(
+            "after the pool ended the session: the first call",
+            ["restore", "first call ms", "restored"],
+            [[k, v["firstCallMs"], v["restored"]] for k, v in report["restore"].items()],
+        )
 
 
 if __name__ == "__main__":
