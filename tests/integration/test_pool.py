@@ -64,7 +64,8 @@ def pooled(tmp_path_factory, pool, busy_pool, site):
         "pool-a": _profile(pool.ws()),
         "pool-b": _profile(pool.ws()),
         "short": _profile(pool.ws(timeout=SHORT_MS)),
-        "short-tabs": _profile(pool.ws(timeout=SHORT_MS), restore="tabs"),
+        "kept": _profile(pool.ws(trackingId="kept")),
+        "kept-tabs": _profile(pool.ws(trackingId="kept-tabs"), restore="tabs"),
         "short-none": _profile(pool.ws(timeout=SHORT_MS), restore="none"),
         "restart": _profile(pool.ws()),
         "stopped": _profile(pool.ws()),
@@ -245,14 +246,13 @@ def _evaluate_slowly(pc, profile, tab_id):
     )
 
 
-def test_session_timeout_between_calls_restores_cookies_and_local_storage(pc, site):
+def test_session_timeout_between_calls_reconnects_and_restores(pc, site):
     _set_state(pc, site, "short")
     _session_ended(pc, "short")
     before = pc.status(profile="short")
     assert before["sessionEnded"], before
-    # the next call reconnects, and the state is back before it runs
-    cookies, note = _read_state(pc, site, "short")
-    assert cookies == "kept=1; sess=2" and note == "hello", (cookies, note)
+    # the next call reconnects (a new session, with the same timeout: one call, then look)
+    assert pc.open(site.url("/index.html"), profile="short")["title"] == "clawd test site"
     status = pc.status(profile="short")
     assert status["restoredAt"] and status["sessionEnded"] is None, status
     assert status["restored"]["cookies"] >= 2, status
@@ -260,18 +260,35 @@ def test_session_timeout_between_calls_restores_cookies_and_local_storage(pc, si
     pc.stop(profile="short")
 
 
-def test_restore_tabs_reopens_the_tabs_under_their_ids_and_labels(pc, site):
-    profile = "short-tabs"
+def test_after_the_pool_ends_a_session_cookies_and_local_storage_are_back(pc, pool, site):
+    _set_state(pc, site, "kept")
+    pool.kill("kept")  # the pool ends the session, as its timeout does
+    _session_ended(pc, "kept")
+    # the next call reconnects, and the state is back before it runs
+    cookies, note = _read_state(pc, site, "kept")
+    assert (cookies, note) == ("kept=1; sess=2", "hello")
+    status = pc.status(profile="kept")
+    assert status["restoredAt"] and status["restored"]["ms"] > 0, status
+    pc.stop(profile="kept")
+
+
+def test_restore_tabs_reopens_the_tabs_under_their_ids_and_labels(pc, pool, site):
+    profile = "kept-tabs"
     first = pc.open(site.url("/index.html"), label="home", profile=profile)
     second = pc.open(site.url("/long.html"), profile=profile)
     _set_state(pc, site, profile)
-    want = {t["tabId"]: (t["url"], t.get("label")) for t in pc.tabs(profile=profile)["tabs"]}
+    want = {
+        t["tabId"]: (t["url"], t.get("label"))
+        for t in pc.tabs(profile=profile)["tabs"]
+        if t["url"] != "about:blank"
+    }
     assert first["tabId"] in want and second["tabId"] in want, want
     _until(
         "the keeper saw every tab",
         lambda: set(pc.status(profile=profile)["stateSaved"]["tabs"]) == set(want),
         10,
     )
+    pool.kill(profile)
     _session_ended(pc, profile)
     # the agent's next call names its old tab by id: it is there again, state restored
     cookies, note = _read_state(pc, site, profile, tab_id=first["tabId"])

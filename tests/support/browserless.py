@@ -269,6 +269,14 @@ class Browserless:
         self.stop()
         self.start()
 
+    def kill(self, tracking_id: str) -> None:
+        """End the sessions a client opened with &trackingId=<tracking_id>, as the pool's own
+        limits do: the browser closes and the client's socket drops."""
+        answer = requests.get(
+            f"{self.http}/kill/{tracking_id}", params={"token": self.token}, timeout=30
+        )
+        answer.raise_for_status()
+
     def sessions(self) -> list[dict]:
         answer = requests.get(f"{self.http}/sessions", params={"token": self.token}, timeout=5)
         answer.raise_for_status()
