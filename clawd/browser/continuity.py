@@ -181,12 +181,16 @@ class StateKeeper:
         root = Session(connection)
         done = {"cookies": 0, "origins": []}
         params = [_cookie_param(c) for c in cookies]
-        if params:
-            root.call("Storage.setCookies", {"cookies": params}, timeout=CALL_TIMEOUT)
-            done["cookies"] = len(params)
-        storage = {o: items for o, items in storage.items() if items}
-        if storage:
-            done["origins"] = _write_storage(connection, storage)
+        try:  # best effort: a refused cookie must not make every reconnect fail
+            if params:
+                root.call("Storage.setCookies", {"cookies": params}, timeout=CALL_TIMEOUT)
+                done["cookies"] = len(params)
+            storage = {o: items for o, items in storage.items() if items}
+            if storage:
+                done["origins"] = _write_storage(connection, storage)
+        except errors.CdpError as exc:
+            log.warning("profile %s: restoring the state failed: %s", self.profile, exc)
+            done["error"] = exc.message
         return done
 
     def restore_tabs(self, browser: Browser) -> list[str]:
