@@ -19,6 +19,12 @@ def handshake_error(exc: BaseException, where: str) -> errors.ClawdError:
         return status_error(exc.status_code, exc.resp_headers or {}, where, "websocket handshake")
     if isinstance(exc, errors.ClawdError):
         return exc
+    if isinstance(exc, websocket.WebSocketTimeoutException | TimeoutError):
+        return errors.CdpUnreachable(
+            f"the DevTools websocket at {where} did not answer the handshake in time: a pool "
+            "holds a session in its queue (QUEUED) until one of its CONCURRENT slots frees; "
+            "wait longer with browser.remoteCdpHandshakeTimeoutMs"
+        )
     return errors.CdpUnreachable(
         f"cannot connect to the DevTools websocket at {where}: {type(exc).__name__}"
         + (f": {exc}" if str(exc) else "")

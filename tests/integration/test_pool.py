@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 
 import pytest
@@ -58,7 +59,23 @@ def _profile(url, restore="state", **remote):
 
 
 @pytest.fixture(scope="module")
-def pooled(tmp_path_factory, pool, busy_pool, site):
+def queue_pool(tmp_path_factory):
+    """One session running, one waiting in the queue; a third is refused."""
+    root = require_browserless()
+    running = Browserless(
+        tmp_path_factory.mktemp("queue-pool"),
+        token=TOKEN,
+        timeout_ms=120000,
+        concurrent=1,
+        queued=1,
+        root=root,
+    )
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def pooled(tmp_path_factory, pool, busy_pool, queue_pool, site):
     dead = f"ws://127.0.0.1:{free_port()}?token={TOKEN}"
     profiles = {
         "pool-a": _profile(pool.ws()),
@@ -74,6 +91,9 @@ def pooled(tmp_path_factory, pool, busy_pool, site):
         "busy-2": _profile(busy_pool.ws()),
         "failover": _profile([dead, busy_pool.ws(), pool.ws()]),
         "keepalive": _profile(pool.ws(), keepAliveSeconds=1),
+        "queue-1": _profile(queue_pool.ws()),
+        "queue-2": _profile(queue_pool.ws()),
+        "queue-3": _profile(queue_pool.ws()),
         "options": _profile(
             pool.ws(timeout=120000, launch=json.dumps({"args": ["--user-agent=clawd-pool-ua"]}))
         ),
@@ -194,6 +214,35 @@ def test_a_full_pool_answers_pool_busy_with_retry_after(pc, pooled, site):
         20,
     )
     pc.stop(profile="busy-2")
+
+
+def test_a_queued_agent_waits_for_a_slot_and_a_full_queue_answers_pool_busy(
+    pc, pooled, queue_pool, site
+):
+    pc.open(site.url("/index.html"), profile="queue-1")
+    waited: dict = {}
+
+    def queued():
+        with pooled.client(timeout=60) as other:
+            try:
+                waited["tab"] = other.open(site.url("/index.html"), profile="queue-2")
+            except errors.ClawdError as exc:
+                waited["error"] = exc
+
+    thread = threading.Thread(target=queued, name="queued-agent")
+    thread.start()
+    try:
+        _until("queue-2 waits in the pool's queue", lambda: queue_pool.pressure()["queued"], 20)
+        with pytest.raises(errors.PoolBusy) as caught:
+            pc.open(site.url("/index.html"), profile="queue-3")
+        assert caught.value.details["retryAfter"] >= 1, caught.value.details
+        assert "tab" not in waited and "error" not in waited, waited
+    finally:
+        pc.stop(profile="queue-1")  # the slot frees: the queued agent's call goes through
+        thread.join(60)
+    assert not thread.is_alive()
+    assert waited.get("tab", {}).get("title") == "clawd test site", waited
+    pc.stop(profile="queue-2")
 
 
 def _try_open(pc, site, profile):

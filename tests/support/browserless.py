@@ -277,6 +277,12 @@ class Browserless:
         )
         answer.raise_for_status()
 
+    def pressure(self) -> dict:
+        """The pool's own counts: running, queued, maxConcurrent, maxQueued, reason..."""
+        answer = requests.get(f"{self.http}/pressure", params={"token": self.token}, timeout=10)
+        answer.raise_for_status()
+        return answer.json()["pressure"]
+
     def sessions(self) -> list[dict]:
         answer = requests.get(f"{self.http}/sessions", params={"token": self.token}, timeout=5)
         answer.raise_for_status()

@@ -36,6 +36,9 @@ def test_401_and_403_are_remote_auth_failed_other_statuses_unreachable():
     assert type(other) is errors.CdpUnreachable and other.details["status"] == 500
     refused = pool.handshake_error(ConnectionRefusedError(111, "refused"), "ws://pool:3000")
     assert type(refused) is errors.CdpUnreachable and "ws://pool:3000" in refused.message
+    queued = pool.handshake_error(websocket.WebSocketTimeoutException("timed out"), "ws://p:1")
+    assert type(queued) is errors.CdpUnreachable
+    assert "remoteCdpHandshakeTimeoutMs" in queued.message, queued.message
 
 
 class _Answer:
