@@ -31,6 +31,7 @@ from clawd.config.model import RemoteOptions
 log = logging.getLogger("clawd.browser")
 
 CALL_TIMEOUT = 5.0
+TABS_LOAD_WAIT = 15.0  # reopened tabs, all together
 NAV_SETTLE = 0.3  # after a navigation, wait this long for more before reading the state
 COOKIE_PARAMS = (
     "name",
@@ -216,7 +217,11 @@ class StateKeeper:
                 continue
             tab.tab_id = entry["tabId"]
             tab.label = entry.get("label")
-            reopened.append(tab.tab_id)
+            reopened.append(tab)
+        deadline = time.monotonic() + TABS_LOAD_WAIT
+        for tab in reopened:  # the agent's next call finds its pages there, not about:blank
+            _wait_loaded(tab, deadline)
+        reopened = [tab.tab_id for tab in reopened]
         if reopened:
             for tab in blank:
                 browser.close_tab(tab)
@@ -310,6 +315,24 @@ def _evaluate_at(session: Session, expression: str, origin: str, timeout: float 
         if got == origin or time.monotonic() >= deadline:
             return got
         time.sleep(0.02)
+
+
+def _wait_loaded(tab, deadline: float) -> None:
+    """Until the reopened tab left about:blank and its document is parsed (or the deadline)."""
+    while time.monotonic() < deadline:
+        try:
+            answer = tab.session.call(
+                "Runtime.evaluate",
+                {"expression": "[location.href, document.readyState]", "returnByValue": True},
+                timeout=max(0.1, deadline - time.monotonic()),
+            )
+            href, state = answer["result"]["value"]
+        except (errors.ClawdError, KeyError, TypeError, ValueError):
+            href, state = "", "loading"
+        if href not in ("", "about:blank") and state != "loading":
+            return
+        time.sleep(0.05)
+    log.warning("tab %s: not loaded within the restore's wait", tab.tab_id)
 
 
 def _iso(when: float | None) -> str | None:
