@@ -18,12 +18,13 @@ test: install-test chromium browserless lint
 lint: install-test
 	$(VENV)/bin/ruff check clawd tests bench
 
-bench: install-bench chromium
+bench: install-bench chromium browserless
 	$(PY) bench/latency.py
 	$(PY) bench/snapshot.py
 	$(PY) bench/load.py
 	$(PY) bench/strict.py
 	$(PY) bench/webfetch.py
+	$(PY) bench/pool.py
 
 install: $(STAMP)
 

@@ -193,7 +193,10 @@ def main() -> None:
     parser.add_argument("--parts", default="agents,evaluate,restore", help="what to measure")
     parser.add_argument("--json")
     args = parser.parse_args()
-    root = install(cache_dir())
+    try:
+        root = install(cache_dir())
+    except RuntimeError as exc:
+        sys.exit(f"bench/pool.py needs the Browserless pool (make browserless): {exc}")
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="clawd-pool-bench-"))
     site = Site()
     pool = Browserless(
