@@ -7,23 +7,24 @@ STAMP := $(VENV)/.installed
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: run test lint bench chromium install install-test install-bench man clean
+.PHONY: run test lint bench chromium browserless install install-test install-bench man clean
 
 run: install chromium
 	$(VENV)/bin/clawd-browser serve $(ARGS)
 
-test: install-test chromium lint
+test: install-test chromium browserless lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: install-test
 	$(VENV)/bin/ruff check clawd tests bench
 
-bench: install-bench chromium
+bench: install-bench chromium browserless
 	$(PY) bench/latency.py
 	$(PY) bench/snapshot.py
 	$(PY) bench/load.py
 	$(PY) bench/strict.py
 	$(PY) bench/webfetch.py
+	$(PY) bench/pool.py
 
 install: $(STAMP)
 
@@ -47,6 +48,12 @@ chromium:
 	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; \
 	else echo "install Chromium (or set browser.executablePath)" >&2; exit 1; fi
+
+# The Browserless pool the pool tests and bench/pool.py run (npm, into a cache outside the tree;
+# tests/support/browserless.py says where). Instant when it is there; without npm the tests skip.
+browserless: install-test
+	@if command -v npm >/dev/null; then $(PY) -m tests.support.browserless install; \
+	else echo "npm is missing: the Browserless pool tests will be skipped" >&2; fi
 
 man: install
 	$(PY) -m clawd.docs.manpages man/

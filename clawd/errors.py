@@ -385,6 +385,21 @@ class CdpUnreachable(ClawdError):
     http_status = 502
 
 
+class PoolBusy(CdpUnreachable):
+    """The browser pool has no free session (it answered 429: running sessions and queue full);
+    `retryAfter` says in how many seconds to try again."""
+
+    code = "POOL_BUSY"
+    http_status = 503
+
+
+class RemoteAuthFailed(CdpUnreachable):
+    """The remote browser or pool refused the credentials in cdpUrl (401/403)."""
+
+    code = "REMOTE_AUTH_FAILED"
+    http_status = 502
+
+
 class CdpEndpointRefused(ClawdError):
     """A remote DevTools endpoint pointed its websocket at another host."""
 
@@ -401,6 +416,14 @@ class BrowserGone(ClawdError, ConnectionError):
     """The browser connection closed."""
 
     code = "BROWSER_GONE"
+    http_status = 503
+
+
+class RemoteSessionEnded(BrowserGone):
+    """The pool closed the remote browser's session: its browser and tabs are gone; the next call
+    connects a new one."""
+
+    code = "REMOTE_SESSION_ENDED"
     http_status = 503
 
 

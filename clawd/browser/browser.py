@@ -54,6 +54,7 @@ class Browser:
         self._last_used: str | None = None
         self._quarantined: dict[str, str] = {}  # tabId / targetId / label -> why it was closed
         self.tabs_freed = 0  # closed tabs whose state was released
+        self.gone_tabs: dict[str, str] = {}  # tab ids of an ended remote session -> why
 
     # -- set-up -------------------------------------------------------------------------------
     def setup(self) -> None:
@@ -264,6 +265,8 @@ class Browser:
             )
         if prefixed:
             return self.use(prefixed[0])
+        if key in self.gone_tabs:
+            raise errors.TabNotFound(f"no tab {key!r}: {self.gone_tabs[key]}")
         raise errors.TabNotFound(f"no tab {key!r}; see GET /tabs")
 
     def wait_for_tab(self, target_id: str, timeout: float = ATTACH_TIMEOUT) -> Tab:

@@ -161,6 +161,7 @@ class ProfileRegistry:
             color=color,
             user_data_dir=raw.user_data_dir,
             attach_only=raw.attach_only,
+            remote=raw.remote,
         )
         self._assigned[raw.name] = done
         return done
@@ -235,8 +236,8 @@ def _profile_json(p: ProfileConfig) -> dict:
 
 def _same_source(done: ProfileConfig, raw: ProfileConfig) -> bool:
     return (
-        (done.driver, done.cdp_url, done.user_data_dir)
-        == (raw.driver, raw.cdp_url, raw.user_data_dir)
+        (done.driver, done.cdp_url, done.user_data_dir, done.remote)
+        == (raw.driver, raw.cdp_url, raw.user_data_dir, raw.remote)
         and (raw.cdp_port is None or raw.cdp_port == done.cdp_port)
         and (raw.color is None or raw.color == done.color)
     )

@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterable
 from clawd import errors
 from clawd.browser import decorate, launcher, user_chrome
 from clawd.browser.browser import Browser, TabHook
+from clawd.browser.continuity import StateKeeper
 from clawd.browser.executables import find_executable
 from clawd.browser.sweeper import TabSweeper
-from clawd.cdp import discovery
+from clawd.cdp import discovery, pool
 from clawd.cdp.connection import Connection
 from clawd.config.model import BrowserConfig, ProfileConfig, StateLayout
 
@@ -55,6 +56,12 @@ class BrowserRuntime:
         self._found_user_data: pathlib.Path | None = None
         self._failures = 0  # consecutive failed starts: automatic relaunches back off
         self._retry_at = 0.0
+        self._lost_tabs: set[str] = set()  # tab ids of a session the pool ended
+        self.endpoint: str | None = None  # the cdpUrl in use (of a failover list)
+        self.skipped: list[str] = []  # endpoints skipped at the last connect, and why (redacted)
+        self.keeper = (
+            StateKeeper(profile.name, profile.remote) if profile.kind == "remote" else None
+        )
 
     @property
     def kind(self) -> str:
@@ -108,6 +115,8 @@ class BrowserRuntime:
                 return self.browser
             try:
                 browser = self._start(headless)
+            except (errors.PoolBusy, errors.RemoteAuthFailed):
+                raise  # the pool's own answer: the caller retries (retryAfter) or fixes cdpUrl
             except errors.ClawdError:
                 self._failures += 1
                 self._retry_at = time.monotonic() + min(BACKOFF_MAX, 0.5 * 2**self._failures)
@@ -116,10 +125,22 @@ class BrowserRuntime:
             return browser
 
     def _start(self, headless: bool | None) -> Browser:
+        old = self.browser
+        if old is not None and old.connection.closed:  # before its close callback ran
+            self._closed(old, old.connection.close_reason or "closed")
         self._forget()
-        ws_url = self._launch(headless) if self.managed else self._locate()
+        connection = None
+        if self.kind == "remote":
+            connection, ws_url = self._connect_remote()
+        else:
+            ws_url = self._launch(headless) if self.managed else self._locate()
+        restored = None
         try:
-            connection = self._open(ws_url)
+            connection = connection or self._open(ws_url)
+            if self.keeper is not None and self.keeper.pending:
+                began = time.perf_counter()
+                restored = self.keeper.restore_state(connection)
+                spent = time.perf_counter() - began
             browser = Browser(
                 connection,
                 profile=self.profile.name,
@@ -129,7 +150,15 @@ class BrowserRuntime:
                 window_per_tab=self.managed and bool(self.headless),
             )
             browser.setup()
+            if restored is not None and self.keeper.mode == "tabs":
+                began = time.perf_counter()
+                restored["tabs"] = self.keeper.restore_tabs(browser)
+                spent += time.perf_counter() - began
+            if restored is not None:  # the restoring alone, not the connect and set-up
+                restored["ms"] = round(spent * 1000, 1)
         except Exception:
+            if connection is not None:
+                connection.close()
             self._kill_launched()
             raise
         connection.on_close(lambda reason: self._on_connection_closed(browser, reason))
@@ -137,8 +166,65 @@ class BrowserRuntime:
             connection.start_keepalive(KEEPALIVE_INTERVAL)
         self.browser, self.ws_url, self.started_at = browser, ws_url, time.time()
         self._start_sweeper(browser)
-        log.info("profile %s: %s browser ready", self.profile.name, self.kind)
+        if self.keeper is not None:
+            if restored is not None:
+                self.keeper.finish_restore(restored)
+            browser.gone_tabs = {
+                tab_id: "it was in the browser session the pool ended, and its tabs ended with it"
+                f" (remote.restore: {self.keeper.mode}); see GET /tabs"
+                for tab_id in self._lost_tabs - set((restored or {}).get("tabs", ()))
+            }
+            self._lost_tabs = set()
+            self.keeper.watch(browser)
+        where = f" at {discovery.redact(self.endpoint)}" if self.endpoint else ""
+        log.info("profile %s: %s browser ready%s", self.profile.name, self.kind, where)
         return browser
+
+    def _connect_remote(self) -> tuple[Connection, str]:
+        """The first endpoint of cdpUrl (a list: in order) that gives a session; busy, refusing
+        and unreachable ones are skipped. All failed: the most telling error (auth, then busy)."""
+        failures: list[errors.ClawdError] = []
+        self.skipped = []
+        for url in self.profile.cdp_urls:
+            try:
+                ws_url = self._locate(url)
+                connection = self._open(ws_url, gone=self._gone_error(url))
+            except errors.CdpUnreachable as exc:
+                failures.append(exc)
+                self.skipped.append(f"{discovery.redact(url)}: {exc.code}")
+                if len(self.profile.cdp_urls) > 1:
+                    log.warning(
+                        "profile %s: skipping %s (%s)",
+                        self.profile.name,
+                        discovery.redact(url),
+                        exc.code,
+                    )
+                continue
+            self.endpoint = url
+            return connection, ws_url
+        if len(failures) == 1:
+            raise failures[0]
+        for kind in (errors.RemoteAuthFailed, errors.PoolBusy):
+            chosen = next((f for f in failures if isinstance(f, kind)), None)
+            if chosen is not None:
+                break
+        else:
+            chosen = failures[-1]
+        raise type(chosen)(
+            f"no endpoint of profile {self.profile.name} gave a session: "
+            + "; ".join(f.message for f in failures),
+            **chosen.details,
+        )
+
+    def _gone_error(self, url: str) -> Callable[[str], errors.ClawdError]:
+        restore = self.keeper.mode if self.keeper is not None else "none"
+
+        def gone(reason: str) -> errors.ClawdError:
+            if reason == "closed by clawd":
+                return errors.BrowserGone(f"browser connection closed ({reason})")
+            return pool.session_ended(discovery.redact(url), reason, restore=restore)
+
+        return gone
 
     def _start_sweeper(self, browser: Browser) -> None:
         cleanup = self.config.tab_cleanup
@@ -176,13 +262,13 @@ class BrowserRuntime:
         self.process = launcher.launch(spec)
         return launcher.wait_ready(self.process)
 
-    def _locate(self) -> str:
-        """The websocket of a browser we do not launch."""
+    def _locate(self, url: str | None = None) -> str:
+        """The websocket of a browser we do not launch (`url`: a remote profile's endpoint)."""
         timeout = self.config.remote_cdp_timeout_ms / 1000
         kind = self.kind
         if kind == "remote":
             return discovery.websocket_url(
-                self.profile.cdp_url,
+                url or self.profile.cdp_urls[0],
                 timeout=timeout,
                 allow_other_host=self.config.ssrf_policy.dangerously_allow_private_network,
             )
@@ -199,9 +285,11 @@ class BrowserRuntime:
                 f"--remote-debugging-port={self.profile.cdp_port}"
             ) from None
 
-    def _open(self, ws_url: str) -> Connection:
+    def _open(self, ws_url: str, **kw) -> Connection:
         timeout = self.config.remote_cdp_handshake_timeout_ms / 1000 if not self.managed else 10.0
-        return self._connect(ws_url, handshake_timeout=timeout, name=f"cdp-{self.profile.name}")
+        return self._connect(
+            ws_url, handshake_timeout=timeout, name=f"cdp-{self.profile.name}", **kw
+        )
 
     # -- stop ---------------------------------------------------------------------------------
     def stop(self) -> bool:
@@ -218,6 +306,8 @@ class BrowserRuntime:
                 browser.close()
             self._kill_launched()
             self._forget()
+            if self.keeper is not None:
+                self.keeper.forget()  # a session the user ended is not restored
             return was_running
 
     def _clear_overrides(self, browser: Browser) -> None:
@@ -249,13 +339,21 @@ class BrowserRuntime:
         log.warning("profile %s: browser connection closed (%s)", self.profile.name, reason)
         with self._lock:
             if self.browser is browser:
-                for tab in browser.tabs():
-                    browser._drop(tab.target_id)
-                if self.process is not None and not self.process.alive():
-                    # it died (crash, OOM killer, kill -9): reap what it left, free its port
-                    launcher.stop_tree(self.process, grace=1.0)
-                    self.process = None
-                self._forget()
+                self._closed(browser, reason)
+
+    def _closed(self, browser: Browser, reason: str) -> None:
+        """(self._lock held.) The connection of the current browser is gone: on the close
+        callback's thread, or first thing in the next start when that comes sooner."""
+        if self.keeper is not None and reason != "closed by clawd":
+            self.keeper.session_ended(reason)
+            self._lost_tabs = {t.tab_id for t in browser.tabs()}
+        for tab in browser.tabs():
+            browser._drop(tab.target_id)
+        if self.process is not None and not self.process.alive():
+            # it died (crash, OOM killer, kill -9): reap what it left, free its port
+            launcher.stop_tree(self.process, grace=1.0)
+            self.process = None
+        self._forget()
 
     # -- status -------------------------------------------------------------------------------
     def status(self) -> dict:
@@ -267,12 +365,22 @@ class BrowserRuntime:
             "running": browser is not None,
             "pid": process.pid if process is not None and process.alive() else None,
             "cdpPort": self.profile.cdp_port,
-            "cdpUrl": _redacted(self.profile.cdp_url),
+            "cdpUrl": redacted_cdp_url(self.profile.cdp_url),
             "executablePath": self.executable,
             "headless": self.headless,
             "userDataDir": str(self.user_data_dir) if self.user_data_dir else None,
             "color": self.profile.color or self.config.color,
             "tabCount": len(browser.tabs()) if browser else 0,
+            **self._remote_status(),
+        }
+
+    def _remote_status(self) -> dict:
+        if self.keeper is None:
+            return {}
+        return {
+            "endpoint": discovery.redact(self.endpoint) if self.endpoint else None,
+            "endpointsSkipped": list(self.skipped),
+            **self.keeper.status(),
         }
 
 
@@ -289,5 +397,10 @@ def _devtools_active_port(user_data_dir: pathlib.Path) -> str:
     return f"ws://127.0.0.1:{port.strip()}{ws_path.strip()}"
 
 
-def _redacted(url: str | None) -> str | None:
-    return discovery.redact(url) if url else None
+def redacted_cdp_url(url: str | tuple[str, ...] | None) -> str | list[str] | None:
+    """A cdpUrl (or failover list) without tokens or userinfo, for statuses and answers."""
+    if not url:
+        return None
+    if isinstance(url, str):
+        return discovery.redact(url)
+    return [discovery.redact(u) for u in url]

@@ -21,7 +21,7 @@ from typing import Any
 import websocket
 
 from clawd import errors
-from clawd.cdp import discovery
+from clawd.cdp import discovery, pool
 from clawd.cdp.events import EventBus
 from clawd.cdp.transport import WebSocketTransport
 
@@ -93,8 +93,13 @@ class Connection:
         default_timeout: float = DEFAULT_TIMEOUT,
         name: str = "cdp",
         clock: Callable[[], float] = time.monotonic,
+        gone: Callable[[str], errors.ClawdError] | None = None,
     ):
         self.url = url
+        # what pending and later calls fail with once the socket is gone (a pool's own error)
+        self._gone = gone or (
+            lambda reason: errors.BrowserGone(f"browser connection closed ({reason})")
+        )
         self._clock = clock  # when traffic last came, for the keep-alive (tests pass their own)
         self.name = name
         self.default_timeout = default_timeout
@@ -115,7 +120,7 @@ class Connection:
             self._transport = ws_factory(url, timeout=handshake_timeout)
         except Exception as exc:
             self.events.close()
-            raise errors.CdpUnreachable(f"cannot connect to the DevTools websocket: {exc}") from exc
+            raise pool.handshake_error(exc, discovery.redact(url)) from exc
         self._reader = threading.Thread(target=self._watch, name=f"{name}-reader", daemon=True)
         self._reader.start()
 
@@ -138,7 +143,7 @@ class Connection:
         reply = _Reply(session_id)
         with self._lock:
             if self._close_reason is not None:
-                raise errors.BrowserGone(f"browser connection closed ({self._close_reason})")
+                raise self._gone(self._close_reason)
             call_id = next(self._ids)
             self._pending[call_id] = reply  # register before send: the reply can beat us back
         message = {"id": call_id, "method": method, "params": params or {}}
@@ -149,7 +154,7 @@ class Connection:
         except Exception as exc:
             self._forget(call_id)
             self._shutdown(f"send failed: {exc}")
-            raise errors.BrowserGone(f"browser connection lost while sending {method}") from exc
+            raise self._gone(f"lost while sending {method}") from exc
         return Pending(self, call_id, method, reply)
 
     def fail_session(self, session_id: str, error: BaseException) -> int:
@@ -267,9 +272,7 @@ class Connection:
             callbacks = list(self._close_callbacks)
             self._idle.notify_all()
             # every waiter learns at once, none waits out its deadline
-            self._fail(
-                pending.values(), errors.BrowserGone(f"browser connection closed ({reason})")
-            )
+            self._fail(pending.values(), self._gone(reason))
         self._transport.close()  # a read in progress ends; the watcher releases the socket
         self.events.close()
         if callbacks:  # not on a reading thread: a callback may take its time (relaunch, cleanup)

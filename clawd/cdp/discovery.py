@@ -10,6 +10,7 @@ from collections.abc import Callable
 import requests
 
 from clawd import errors
+from clawd.cdp import pool
 
 HttpGet = Callable[..., requests.Response]
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "::", "[::]"}
@@ -40,6 +41,8 @@ def websocket_url(
         return discover(
             http_twin, timeout=timeout, http_get=http_get, allow_other_host=allow_other_host
         )
+    except (errors.PoolBusy, errors.RemoteAuthFailed):
+        raise
     except errors.CdpUnreachable:
         return cdp_url  # hosted pools expose a bare websocket root with no /json/version
 
@@ -57,6 +60,10 @@ def discover(
     )
     try:
         answer = http_get(version_url, timeout=timeout)
+        if answer.status_code in (401, 403, 429):  # the pool's own answer, not a missing endpoint
+            raise pool.status_error(
+                answer.status_code, answer.headers, redact(version_url), "discovery request"
+            )
         answer.raise_for_status()
         ws = answer.json()["webSocketDebuggerUrl"]
     except (requests.RequestException, ValueError, KeyError, TypeError) as exc:

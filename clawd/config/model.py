@@ -96,6 +96,15 @@ class VisionConfig:
 
 
 @dataclass(frozen=True)
+class RemoteOptions:
+    """browser.profiles.<name>.remote: how a remote profile lives through its pool's limits."""
+
+    restore: str = "state"  # none | state | tabs
+    keep_alive_seconds: int | None = None
+    state_interval_seconds: int = 10
+
+
+@dataclass(frozen=True)
 class ProfileConfig:
     """One entry of browser.profiles. `driver` is managed | remote | existing-session;
     a profile with `cdp_url` is remote whatever `driver` says."""
@@ -103,10 +112,17 @@ class ProfileConfig:
     name: str
     driver: str = "managed"
     cdp_port: int | None = None
-    cdp_url: str | None = None
+    cdp_url: str | tuple[str, ...] | None = None  # a list: endpoints tried in order (failover)
     color: str | None = None
     user_data_dir: str | None = None
     attach_only: bool | None = None  # None: inherit browser.attachOnly
+    remote: RemoteOptions = field(default_factory=RemoteOptions)
+
+    @property
+    def cdp_urls(self) -> tuple[str, ...]:
+        if not self.cdp_url:
+            return ()
+        return (self.cdp_url,) if isinstance(self.cdp_url, str) else tuple(self.cdp_url)
 
     @property
     def kind(self) -> str:

@@ -241,24 +241,23 @@ def check_bind(config: Config) -> Check:
 def check_remote_cdp(profiles: Iterable[ProfileConfig]) -> list[Check]:
     checks = []
     for profile in profiles:
-        if not profile.cdp_url:
-            continue
-        parts = urllib.parse.urlsplit(profile.cdp_url)
-        host = parts.hostname or ""
-        name = f"remote cdp {profile.name}"
-        if parts.scheme in ("https", "wss"):
-            checks.append(Check(name, OK, f"{parts.scheme}:// to {host}"))
-        elif is_loopback_host(host):
-            checks.append(Check(name, OK, f"plain {parts.scheme}:// to loopback {host}"))
-        else:
-            checks.append(
-                Check(
-                    name,
-                    WARN,
-                    f"plain {parts.scheme}:// to {host}: whoever is on the path sees "
-                    "and can drive the browser; use https:// or wss://",
+        for url in profile.cdp_urls:  # a list: every failover endpoint
+            parts = urllib.parse.urlsplit(url)
+            host = parts.hostname or ""
+            name = f"remote cdp {profile.name}"
+            if parts.scheme in ("https", "wss"):
+                checks.append(Check(name, OK, f"{parts.scheme}:// to {host}"))
+            elif is_loopback_host(host):
+                checks.append(Check(name, OK, f"plain {parts.scheme}:// to loopback {host}"))
+            else:
+                checks.append(
+                    Check(
+                        name,
+                        WARN,
+                        f"plain {parts.scheme}:// to {host}: whoever is on the path sees "
+                        "and can drive the browser; use https:// or wss://",
+                    )
                 )
-            )
     return checks
 
 

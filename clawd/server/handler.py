@@ -234,6 +234,9 @@ class Handler(BaseHTTPRequestHandler):
         )
         if self.close_connection:
             head += "Connection: close\r\n"
+        retry = result.get("retryAfter") if isinstance(result, dict) else None
+        if status == 503 and isinstance(retry, int):  # POOL_BUSY: the pool's wait, for any client
+            head += f"Retry-After: {retry}\r\n"
         self.wfile.write((head + "\r\n").encode("latin-1") + payload)
 
     def _linger(self) -> None:

@@ -6,6 +6,7 @@ import time
 
 from clawd import __version__, errors
 from clawd.browser import trash
+from clawd.browser.runtime import redacted_cdp_url
 from clawd.server.routing import Request
 
 
@@ -103,7 +104,7 @@ def create_profile(req: Request) -> dict:
             "name": profile.name,
             "driver": profile.kind,
             "cdpPort": profile.cdp_port,
-            "cdpUrl": profile.cdp_url,
+            "cdpUrl": redacted_cdp_url(profile.cdp_url),
             "color": profile.color,
         },
     }
