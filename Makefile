@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: run test lint bench chromium install install-test install-bench man clean
+.PHONY: run test lint bench chromium install install-test install-bench man clean sandbox-images
 
 run: install chromium
 	$(VENV)/bin/clawd-browser serve $(ARGS)
@@ -47,6 +47,10 @@ chromium:
 	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; \
 	else echo "install Chromium (or set browser.executablePath)" >&2; exit 1; fi
+
+# The sandbox browser image (DESIGN.md §14; needs a Docker daemon): built once, reused after.
+sandbox-images: install
+	$(VENV)/bin/clawd-browser sandbox build
 
 man: install
 	$(PY) -m clawd.docs.manpages man/

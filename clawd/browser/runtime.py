@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from clawd import errors
-from clawd.browser import decorate, launcher, user_chrome
+from clawd.browser import decorate, filebridge, launcher, user_chrome
 from clawd.browser.browser import Browser, TabHook
 from clawd.browser.executables import find_executable
 from clawd.browser.sweeper import TabSweeper
@@ -55,6 +55,7 @@ class BrowserRuntime:
         self._found_user_data: pathlib.Path | None = None
         self._failures = 0  # consecutive failed starts: automatic relaunches back off
         self._retry_at = 0.0
+        self._sandbox = None  # driver: sandbox, its container (clawd/sandbox/container.py)
 
     @property
     def kind(self) -> str:
@@ -91,6 +92,8 @@ class BrowserRuntime:
         next request relaunches a managed browser, once per call; repeated failures back off."""
         browser = self.browser
         if browser is not None and not browser.connection.closed:
+            if self._sandbox is not None:
+                self._sandbox.touch()  # its hot window counts from the last use
             return browser
         wait = self._retry_at - time.monotonic()
         if wait > 0:
@@ -120,6 +123,8 @@ class BrowserRuntime:
         ws_url = self._launch(headless) if self.managed else self._locate()
         try:
             connection = self._open(ws_url)
+            if self.kind == "sandbox":  # uploads and downloads cross into the container
+                filebridge.bind(connection, self.sandbox.files())
             browser = Browser(
                 connection,
                 profile=self.profile.name,
@@ -186,6 +191,8 @@ class BrowserRuntime:
                 timeout=timeout,
                 allow_other_host=self.config.ssrf_policy.dangerously_allow_private_network,
             )
+        if kind == "sandbox":
+            return self.sandbox.ensure()
         if kind == "existing-session":
             if self.profile.user_data_dir is None:
                 self._found_user_data = user_chrome.find()
@@ -218,7 +225,18 @@ class BrowserRuntime:
                 browser.close()
             self._kill_launched()
             self._forget()
+            if self._sandbox is not None:  # POST /stop stops the container
+                was_running = self._sandbox.stop() or was_running
             return was_running
+
+    @property
+    def sandbox(self):
+        """driver: sandbox, the profile's container; None for the other drivers."""
+        if self._sandbox is None and self.kind == "sandbox":
+            from clawd.sandbox.container import SandboxContainer
+
+            self._sandbox = SandboxContainer(self.profile, self.layout)
+        return self._sandbox
 
     def _clear_overrides(self, browser: Browser) -> None:
         for tab in browser.tabs():
@@ -273,6 +291,7 @@ class BrowserRuntime:
             "userDataDir": str(self.user_data_dir) if self.user_data_dir else None,
             "color": self.profile.color or self.config.color,
             "tabCount": len(browser.tabs()) if browser else 0,
+            **({"sandbox": self.sandbox.status()} if self.kind == "sandbox" else {}),
         }
 
 
