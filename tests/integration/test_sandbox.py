@@ -6,6 +6,7 @@ Test pages are served on the sandbox network's gateway address, which the contai
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import time
@@ -432,3 +433,78 @@ def test_observe_links_are_one_time_and_guessed_ones_refused(running, client):
     assert frames.status_code == 403
     guessed = requests.get(running.url + "/observe/AAAAAAAAAAAAAAAAAAAAAAAAA/", timeout=10)
     assert guessed.status_code == 403
+
+
+# -- CLI, doctor, other settings -------------------------------------------------------------------
+def test_sandbox_cli_lists_reads_and_removes_containers(client, docker_client):
+    from tests.support.cli import run_cli
+
+    client.start(profile=PROFILE)
+    built = run_cli("--json", "sandbox", "build")
+    assert built.status == 0
+    assert json.loads(built.out)["built"] is False  # present: reused, not rebuilt
+    listed = run_cli("--json", "sandbox", "ls")
+    assert listed.status == 0
+    row = next(r for r in json.loads(listed.out)["containers"] if r["profile"] == PROFILE)
+    assert row["state"] == "running" and row["name"] == sbx.container_name(PROFILE)
+    logs = run_cli("sandbox", "logs", PROFILE)
+    assert logs.status == 0 and "DevTools listening" in logs.out, logs.out[-500:]
+    missing = run_cli("sandbox", "logs", "no-such-profile")
+    assert missing.status == 4, missing.status
+    removed = run_cli("sandbox", "rm", PROFILE)
+    assert removed.status == 0 and sbx.container_name(PROFILE) in removed.out
+    assert run_cli("sandbox", "rm").status == 2  # neither profiles nor --all
+    assert client.snapshot(profile=PROFILE)["ok"]  # the next call makes a new one
+
+
+def test_doctor_reports_the_sandbox_container(client):
+    client.start(profile=PROFILE)
+    checks = {c["name"]: c for c in client.doctor()["checks"]}
+    assert checks["sandbox-docker"]["level"] == "ok", checks
+    assert checks[f"sandbox-{PROFILE}"]["level"] == "ok", checks[f"sandbox-{PROFILE}"]
+
+
+def test_a_headless_sandbox_profile_without_novnc(docker_client, gateway, sbx_site, tmp_path):
+    from clawd.config.loader import config_from_data
+
+    name = f"{PROFILE}-hl"
+    data = {
+        "browser": {
+            "ssrfPolicy": {"allowedHostnames": [gateway]},
+            "profiles": {
+                "clawd": {"cdpPort": 18897},
+                name: {"driver": "sandbox", "sandbox": {"network": NETWORK, "headless": True}},
+            },
+        }
+    }
+    service = RunningService(config_from_data(data, env={"CLAWD_HOME": str(tmp_path)}))
+    try:
+        with service.client() as c:
+            tab = c.open(sbx_site.url("/sbx/form.html"), profile=name)
+            ua = c.act("evaluate", fn="() => navigator.userAgent", profile=name)["result"]
+            assert "HeadlessChrome" in ua, ua
+            snap = c.snapshot(profile=name, target_id=tab["tabId"])
+            assert 'button "Press"' in snap["snapshot"]
+            with pytest.raises(errors.Conflict):  # no screen to show: screencast only
+                c._get("/sandbox/observe", name, mode="vnc")
+            assert c._get("/sandbox/observe", name)["mode"] == "screencast"
+        env = docker_client.containers.get(sbx.container_name(name)).attrs["Config"]["Env"]
+        assert "CLAWD_NOVNC=0" in env and "CLAWD_HEADLESS=1" in env
+    finally:
+        service.close()
+        _remove(docker_client, sbx.container_name(name))
+
+
+def test_deleting_a_created_sandbox_profile_removes_its_container(running, docker_client):
+    import docker.errors
+
+    name = f"{PROFILE}-made"
+    with running.client() as c:
+        c.create_profile(name, driver="sandbox")
+        try:
+            c.start(profile=name)
+            assert docker_client.containers.get(sbx.container_name(name)).status == "running"
+        finally:
+            c.delete_profile(name)
+    with pytest.raises(docker.errors.NotFound):
+        docker_client.containers.get(sbx.container_name(name))
