@@ -101,6 +101,11 @@ class BrowserRuntime:
                 f"profile {self.profile.name}: the browser failed to start "
                 f"{self._failures} time(s); next attempt in {wait:.1f} s"
             )
+        if self.kind == "sandbox" and not self.profile.sandbox.auto_start:
+            raise errors.BrowserNotRunning(
+                f"sandbox profile {self.profile.name} has sandbox.autoStart false: run "
+                f"clawd-browser --browser-profile {self.profile.name} start"
+            )
         return self.start()
 
     def start(self, *, headless: bool | None = None) -> Browser:

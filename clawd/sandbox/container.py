@@ -32,8 +32,10 @@ HOT_WINDOW = 300.0
 CDP_PORT = "9222/tcp"
 NOVNC_PORT = 6080
 DOWNLOAD_DIR = "/tmp/clawd-downloads"
-UPLOAD_DIR = "/tmp/clawd-uploads"
-PASSWORD_FILE = "/etc/clawd-sandbox/vncpass"
+UPLOAD_DIR = "clawd-uploads"  # under /tmp
+PASSWORD_DIR, PASSWORD_NAME = "/etc/clawd-sandbox", "vncpass"
+PASSWORD_FILE = f"{PASSWORD_DIR}/{PASSWORD_NAME}"
+_IDS = (1000, 1000)  # the image's sandbox user and group
 LABEL_PROFILE, LABEL_HASH, LABEL_CREATED = "clawd.profile", "clawd.configHash", "clawd.createdAt"
 
 
@@ -72,7 +74,6 @@ class SandboxContainer:
         """Create, recreate or start the container as needed; the browser websocket URL."""
         with self._lock:
             client = engine.client()
-            settings = self.profile.sandbox
             with engine.translated("looking up the sandbox image"):
                 image = client.images.get(image_of(self.profile))
             wanted = config_hash(image.id, self.profile)
@@ -82,8 +83,6 @@ class SandboxContainer:
                     container.remove(force=True)
                 container = None
             if container is None:
-                if not settings.auto_start:
-                    raise errors.BrowserNotRunning(self._not_started())
                 container = self._create(client, image, wanted)
             if container.status != "running":
                 log.info("sandbox %s: starting container %s", self.profile.name, self.name)
@@ -96,12 +95,6 @@ class SandboxContainer:
 
     def touch(self) -> None:
         self.last_used = self._clock()
-
-    def _not_started(self) -> str:
-        return (
-            f"sandbox profile {self.profile.name} has autoStart false and no container: "
-            f"run clawd-browser --browser-profile {self.profile.name} start"
-        )
 
     def _find(self, client):
         import docker.errors
@@ -172,7 +165,8 @@ class SandboxContainer:
             )
             if env["CLAWD_NOVNC"] == "1":
                 # the password goes in as a file, never through the environment, a URL or a log
-                _put_file(container, PASSWORD_FILE, secrets.token_urlsafe(6)[:8].encode())
+                password = secrets.token_urlsafe(6)[:8].encode()  # VNC reads 8 characters
+                _put_file(container, PASSWORD_DIR, PASSWORD_NAME, password)
         return container
 
     def _read_addresses(self, container) -> None:
@@ -277,9 +271,9 @@ class ContainerFiles:
             raise errors.BrowserGone(f"container {self.sandbox.name} is gone")
         inside = []
         for i, path in enumerate(host_paths):
-            target = f"{UPLOAD_DIR}/{i}-{secrets.token_hex(4)}/{os.path.basename(path)}"
-            _put_file(container, target, pathlib.Path(path).read_bytes())
-            inside.append(target)
+            rel = f"{UPLOAD_DIR}/{i}-{secrets.token_hex(4)}/{os.path.basename(path)}"
+            _put_file(container, "/tmp", rel, pathlib.Path(path).read_bytes())
+            inside.append(f"/tmp/{rel}")
         return inside
 
     def fetch(self, browser_path: str, host_path: pathlib.Path) -> None:
@@ -312,22 +306,28 @@ def _gateway(network) -> str:
     raise errors.SandboxFailed(f"Docker network {network.name} has no gateway address")
 
 
-def _put_file(container, path: str, data: bytes, mode: int = 0o600) -> None:
+def _put_file(container, base: str, relpath: str, data: bytes, mode: int = 0o600) -> None:
+    """Write `base/relpath` in the container, owned by its sandbox user; `base` exists already
+    and keeps its own owner and mode (a tar entry for it would replace them)."""
     buf = io.BytesIO()
+    now = int(time.time())
     with tarfile.open(fileobj=buf, mode="w") as tar:
-        parts = path.strip("/").split("/")
-        for depth in range(1, len(parts)):  # parent dirs owned by the sandbox user too
+        parts = relpath.strip("/").split("/")
+        for depth in range(1, len(parts)):
             info = tarfile.TarInfo("/".join(parts[:depth]))
-            info.type, info.mode, info.uid, info.gid = tarfile.DIRTYPE, 0o755, 1000, 1000
-            info.mtime = int(time.time())
+            info.type, info.mode, info.uid, info.gid, info.mtime = (
+                tarfile.DIRTYPE,
+                0o700,
+                *_IDS,
+                now,
+            )
             tar.addfile(info)
         info = tarfile.TarInfo("/".join(parts))
-        info.size, info.mode, info.uid, info.gid = len(data), mode, 1000, 1000
-        info.mtime = int(time.time())
+        info.size, info.mode, info.uid, info.gid, info.mtime = len(data), mode, *_IDS, now
         tar.addfile(info, io.BytesIO(data))
     with engine.translated("copying a file into the sandbox"):
-        if not container.put_archive("/", buf.getvalue()):
-            raise errors.SandboxFailed(f"copying {path} into {container.name} failed")
+        if not container.put_archive(base, buf.getvalue()):
+            raise errors.SandboxFailed(f"copying {relpath} into {container.name} failed")
 
 
 def _get_file(container, path: str) -> bytes:
