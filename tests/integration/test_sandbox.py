@@ -387,7 +387,7 @@ def viewer(tmp_path):
 
 def _observe(running, profile: str, mode: str | None = None) -> dict:
     with running.client() as c:
-        return c._get("/sandbox/observe", profile, mode=mode)
+        return c.observe(mode, profile=profile)
 
 
 def test_screencast_observe_page_shows_the_agent_tab_changing(client, running, viewer, sbx_site):
@@ -512,8 +512,8 @@ def test_a_headless_sandbox_profile_without_novnc_and_auto_start(
             snap = c.snapshot(profile=name, target_id=tab["tabId"])
             assert 'button "Press"' in snap["snapshot"]
             with pytest.raises(errors.Conflict):  # no screen to show: screencast only
-                c._get("/sandbox/observe", name, mode="vnc")
-            assert c._get("/sandbox/observe", name)["mode"] == "screencast"
+                c.observe("vnc", profile=name)
+            assert c.observe(profile=name)["mode"] == "screencast"
         env = docker_client.containers.get(sbx.container_name(name)).attrs["Config"]["Env"]
         assert "CLAWD_NOVNC=0" in env and "CLAWD_HEADLESS=1" in env
     finally:
