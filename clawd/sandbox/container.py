@@ -84,6 +84,7 @@ class SandboxContainer:
                 container = None
             if container is None:
                 container = self._create(client, image, wanted)
+            began = time.monotonic()
             if container.status != "running":
                 log.info("sandbox %s: starting container %s", self.profile.name, self.name)
                 with engine.translated("starting the sandbox container"):
@@ -91,7 +92,15 @@ class SandboxContainer:
                     container.reload()
             self._read_addresses(container)
             self.last_used = self._clock()
-            return self._wait_ready(container)
+            started = time.monotonic()
+            ws_url = self._wait_ready(container)
+            log.info(
+                "sandbox %s: Docker start %.2f s, browser ready %.2f s later",
+                self.profile.name,
+                started - began,
+                time.monotonic() - started,
+            )
+            return ws_url
 
     def touch(self) -> None:
         self.last_used = self._clock()

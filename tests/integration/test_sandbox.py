@@ -441,8 +441,21 @@ def test_vnc_observe_page_shows_the_container_screen(client, running, viewer, sb
 def test_observe_links_are_one_time_and_guessed_ones_refused(running, client):
     import requests
 
+    from tests.support.cli import run_cli
+
     client.start(profile=PROFILE)
-    link = _observe(running, PROFILE, "screencast")
+    ran = run_cli(
+        f"--url={running.url}",
+        f"--token={running.token}",
+        f"--browser-profile={PROFILE}",
+        "observe",
+        "--mode",
+        "screencast",
+    )
+    assert ran.status == 0
+    url = ran.out.splitlines()[0]
+    assert url.startswith(running.url + "/observe/") and "open it once" in ran.out
+    link = {"url": url}
     first = requests.get(link["url"], timeout=10)
     assert first.status_code == 200 and "clawd_observe=" in first.headers["Set-Cookie"]
     again = requests.get(link["url"], timeout=10)

@@ -93,7 +93,28 @@ def logs(inv: Invocation) -> None:
         print(text, file=inv.stdout)
 
 
+def observe(inv: Invocation) -> None:
+    from clawd.cli import output
+
+    def render(result: dict) -> str:
+        return f"{result['url']}\n({result['mode']}; open it once, before {result['expiresAt']})"
+
+    output.emit(inv, inv.client.observe(inv.args.mode), render)
+
+
 def add_parsers(sub, command, group) -> None:
+    p = command(
+        sub,
+        "observe",
+        observe,
+        "print a one-time link (60 s to open) to watch the profile live: a sandbox's screen "
+        "through noVNC, or the active tab of any profile",
+    )
+    p.add_argument(
+        "--mode",
+        choices=("vnc", "screencast"),
+        help="vnc (a headful sandbox profile's default) or screencast (any profile)",
+    )
     _, actions = group(
         sub,
         "sandbox",
