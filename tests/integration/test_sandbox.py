@@ -547,3 +547,18 @@ def test_deleting_a_created_sandbox_profile_removes_its_container(running, docke
             c.delete_profile(name)
     with pytest.raises(docker.errors.NotFound):
         docker_client.containers.get(sbx.container_name(name))
+
+
+def test_the_agent_tool_target_sandbox_drives_the_sandbox_profile(running, client, sbx_site):
+    from clawd.agent.tool import BrowserTool
+
+    with running.client() as own:
+        tool = BrowserTool(own)
+        opened = tool.run(
+            {"action": "open", "target": "sandbox", "url": sbx_site.url("/sbx/form.html")}
+        )
+        assert not opened.is_error, opened.text
+        snap = tool.run({"action": "snapshot", "target": "sandbox"})
+        assert 'button "Press"' in snap.text, snap.text
+    tabs = client.tabs(profile=PROFILE)["tabs"]
+    assert any(t["url"].endswith("/sbx/form.html") for t in tabs), tabs
