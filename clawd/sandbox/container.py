@@ -36,6 +36,7 @@ UPLOAD_DIR = "clawd-uploads"  # under /tmp
 PASSWORD_DIR, PASSWORD_NAME = "/etc/clawd-sandbox", "vncpass"
 PASSWORD_FILE = f"{PASSWORD_DIR}/{PASSWORD_NAME}"
 _IDS = (1000, 1000)  # the image's sandbox user and group
+_LAST_USE: dict[str, float] = {}  # container name -> when clawd last used it (this process)
 LABEL_PROFILE, LABEL_HASH, LABEL_CREATED = "clawd.profile", "clawd.configHash", "clawd.createdAt"
 
 
@@ -63,7 +64,6 @@ class SandboxContainer:
         self.name = container_name(profile.name)
         self._clock = clock
         self._lock = threading.RLock()
-        self.last_used: float | None = None
         self.warning: str | None = None  # a stale hash kept inside the hot window
         self.cdp_port: int | None = None
         self.address: str | None = None  # the container's address on its network
@@ -104,6 +104,19 @@ class SandboxContainer:
 
     def touch(self) -> None:
         self.last_used = self._clock()
+
+    # the last use outlives this object: a config reload makes a new runtime for the profile,
+    # and the hot window must still count from the old one's last call
+    @property
+    def last_used(self) -> float | None:
+        return _LAST_USE.get(self.name)
+
+    @last_used.setter
+    def last_used(self, when: float | None) -> None:
+        if when is None:
+            _LAST_USE.pop(self.name, None)
+        else:
+            _LAST_USE[self.name] = when
 
     def _find(self, client):
         import docker.errors

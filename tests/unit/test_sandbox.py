@@ -160,7 +160,19 @@ def test_a_stale_container_used_within_five_minutes_is_kept_with_a_warning(tmp_p
 def test_a_container_without_the_hash_label_found_idle_is_recreated(tmp_path):
     clock = Clock()
     box = sbx.SandboxContainer(_profile(tmp_path, {}), StateLayout(tmp_path), clock=clock)
+    box.last_used = None
     assert not box._keep(FakeContainer(None, status="exited"), "h1")
+
+
+def test_the_hot_window_survives_a_new_runtime_for_the_profile(tmp_path):
+    clock = Clock()
+    old = sbx.SandboxContainer(_profile(tmp_path, {}), StateLayout(tmp_path), clock=clock)
+    old.touch()
+    changed = _profile(tmp_path, {"memory": "1g"})  # a reload: new settings, a new object
+    new = sbx.SandboxContainer(changed, StateLayout(tmp_path), clock=clock)
+    clock.now += 60
+    assert new._keep(FakeContainer("old", status="exited"), "h1") and new.warning
+    new.last_used = None
 
 
 def test_the_websocket_url_is_rewritten_to_the_published_port():
