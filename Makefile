@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: run test lint bench chromium browserless install install-test install-bench man clean
+.PHONY: run test lint bench chromium browserless install install-test install-bench man clean sandbox-images
 
 run: install chromium
 	$(VENV)/bin/clawd-browser serve $(ARGS)
@@ -54,6 +54,10 @@ chromium:
 browserless: install-test
 	@if command -v npm >/dev/null; then $(PY) -m tests.support.browserless install; \
 	else echo "npm is missing: the Browserless pool tests will be skipped" >&2; fi
+
+# The sandbox browser image (DESIGN.md §14; needs a Docker daemon): built once, reused after.
+sandbox-images: install
+	$(VENV)/bin/clawd-browser sandbox build
 
 man: install
 	$(PY) -m clawd.docs.manpages man/

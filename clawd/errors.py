@@ -465,6 +465,39 @@ class WebTimeout(ClawdError, TimeoutError):
     http_status = 504
 
 
+# -- sandbox profiles (DESIGN.md §14) ------------------------------------------------------------
+class SandboxUnavailable(ClawdError):
+    """Docker is not installed or its daemon does not answer."""
+
+    code = "SANDBOX_UNAVAILABLE"
+    http_status = 503
+
+
+class SandboxImageMissing(Conflict):
+    """The sandbox browser image is not built: run `clawd-browser sandbox build`."""
+
+    code = "SANDBOX_IMAGE_MISSING"
+
+
+class SandboxFailed(ClawdError):
+    """The sandbox container failed to start, became unready, or was killed."""
+
+    code = "SANDBOX_FAILED"
+    http_status = 502
+
+
+class InvalidWorkspace(InvalidRequest):
+    """The sandbox workspace is not an existing directory inside its allowed root."""
+
+    code = "SANDBOX_WORKSPACE_INVALID"
+
+
+class ObserveForbidden(Forbidden):
+    """The observe link is unknown, expired or already used."""
+
+    code = "OBSERVE_FORBIDDEN"
+
+
 def error_class_for_code(code: str) -> type[ClawdError]:
     """The most specific class whose `code` is `code` (clients map answers back to classes)."""
     return _BY_CODE.get(code, ClawdError)

@@ -86,7 +86,10 @@ class BrowserTool:
         """One call: `arguments` as the model sent them; `action` names the split tool, if any."""
         try:
             action, args = self._check(flat_request(dict(arguments or {})), action)
-            tool = self._routed(args.pop("target", None), args.pop("node", None))
+            target = args.pop("target", None)
+            if target == "sandbox":  # this service's sandbox profile (DESIGN.md §14)
+                args["profile"], target = self._sandbox_profile(args.get("profile")), "host"
+            tool = self._routed(target, args.pop("node", None))
             text, image = _HANDLERS[action](tool, args)
         except errors.ClawdError as exc:
             return error_result(exc.code, getattr(exc, "message", None) or str(exc))
@@ -114,13 +117,21 @@ class BrowserTool:
         }  # fields of other actions: ignored
 
     # -- where the browser is -------------------------------------------------------------------
-    def _routed(self, target: str | None, node: str | None) -> BrowserTool:
-        """This tool (target host), or the one of a configured node."""
-        if target == "sandbox":
+    def _sandbox_profile(self, named: str | None) -> str:
+        """target sandbox: the named profile when it is a sandbox one, else the first."""
+        listed = self.client.profiles().get("profiles") or []
+        boxes = [p["name"] for p in listed if p.get("driver") == "sandbox"]
+        if named is not None and named not in boxes:
+            raise errors.InvalidRequest(f"target sandbox: profile {named} is not a sandbox profile")
+        if not boxes:
             raise errors.TargetUnavailable(
-                "target sandbox: this service has no sandbox profile; use "
+                "target sandbox: this service has no sandbox profile (driver: sandbox); use "
                 "target host (the default) or a configured node"
             )
+        return named or boxes[0]
+
+    def _routed(self, target: str | None, node: str | None) -> BrowserTool:
+        """This tool (target host), or the one of a configured node."""
         if node is not None and target not in (None, "node"):
             raise errors.InvalidRequest(
                 f"node names a node: give it with target node, not {target}"

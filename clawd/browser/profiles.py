@@ -15,7 +15,7 @@ log = logging.getLogger("clawd.browser")
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 PORT_SPAN = 100  # managed profiles get ports start .. start+99 (18800-18899)
-DRIVERS = ("managed", "existing-session", "remote")
+DRIVERS = ("managed", "existing-session", "remote", "sandbox")
 # There unless the config names a profile so: the user's own running browser, found where the OS
 # keeps its user data (browser/user_chrome.py).
 # Grey, outside the palette: it takes no color from the profiles clawd creates.
@@ -162,6 +162,7 @@ class ProfileRegistry:
             user_data_dir=raw.user_data_dir,
             attach_only=raw.attach_only,
             remote=raw.remote,
+            sandbox=raw.sandbox,
         )
         self._assigned[raw.name] = done
         return done
@@ -236,8 +237,8 @@ def _profile_json(p: ProfileConfig) -> dict:
 
 def _same_source(done: ProfileConfig, raw: ProfileConfig) -> bool:
     return (
-        (done.driver, done.cdp_url, done.user_data_dir, done.remote)
-        == (raw.driver, raw.cdp_url, raw.user_data_dir, raw.remote)
+        (done.driver, done.cdp_url, done.user_data_dir, done.remote, done.sandbox)
+        == (raw.driver, raw.cdp_url, raw.user_data_dir, raw.remote, raw.sandbox)
         and (raw.cdp_port is None or raw.cdp_port == done.cdp_port)
         and (raw.color is None or raw.color == done.color)
     )

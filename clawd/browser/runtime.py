@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from clawd import errors
-from clawd.browser import decorate, launcher, user_chrome
+from clawd.browser import decorate, filebridge, launcher, user_chrome
 from clawd.browser.browser import Browser, TabHook
 from clawd.browser.continuity import StateKeeper
 from clawd.browser.executables import find_executable
@@ -62,6 +62,7 @@ class BrowserRuntime:
         self.keeper = (
             StateKeeper(profile.name, profile.remote) if profile.kind == "remote" else None
         )
+        self._sandbox = None  # driver: sandbox, its container (clawd/sandbox/container.py)
 
     @property
     def kind(self) -> str:
@@ -98,12 +99,19 @@ class BrowserRuntime:
         next request relaunches a managed browser, once per call; repeated failures back off."""
         browser = self.browser
         if browser is not None and not browser.connection.closed:
+            if self._sandbox is not None:
+                self._sandbox.touch()  # its hot window counts from the last use
             return browser
         wait = self._retry_at - time.monotonic()
         if wait > 0:
             raise errors.BrowserGone(
                 f"profile {self.profile.name}: the browser failed to start "
                 f"{self._failures} time(s); next attempt in {wait:.1f} s"
+            )
+        if self.kind == "sandbox" and not self.profile.sandbox.auto_start:
+            raise errors.BrowserNotRunning(
+                f"sandbox profile {self.profile.name} has sandbox.autoStart false: run "
+                f"clawd-browser --browser-profile {self.profile.name} start"
             )
         return self.start()
 
@@ -141,6 +149,8 @@ class BrowserRuntime:
                 began = time.perf_counter()
                 restored = self.keeper.restore_state(connection)
                 spent = time.perf_counter() - began
+            if self.kind == "sandbox":  # uploads and downloads cross into the container
+                filebridge.bind(connection, self.sandbox.files())
             browser = Browser(
                 connection,
                 profile=self.profile.name,
@@ -272,6 +282,8 @@ class BrowserRuntime:
                 timeout=timeout,
                 allow_other_host=self.config.ssrf_policy.dangerously_allow_private_network,
             )
+        if kind == "sandbox":
+            return self.sandbox.ensure()
         if kind == "existing-session":
             if self.profile.user_data_dir is None:
                 self._found_user_data = user_chrome.find()
@@ -308,7 +320,18 @@ class BrowserRuntime:
             self._forget()
             if self.keeper is not None:
                 self.keeper.forget()  # a session the user ended is not restored
+            if self._sandbox is not None:  # POST /stop stops the container
+                was_running = self._sandbox.stop() or was_running
             return was_running
+
+    @property
+    def sandbox(self):
+        """driver: sandbox, the profile's container; None for the other drivers."""
+        if self._sandbox is None and self.kind == "sandbox":
+            from clawd.sandbox.container import SandboxContainer
+
+            self._sandbox = SandboxContainer(self.profile, self.layout)
+        return self._sandbox
 
     def _clear_overrides(self, browser: Browser) -> None:
         for tab in browser.tabs():
@@ -372,6 +395,7 @@ class BrowserRuntime:
             "color": self.profile.color or self.config.color,
             "tabCount": len(browser.tabs()) if browser else 0,
             **self._remote_status(),
+            **({"sandbox": self.sandbox.status()} if self.kind == "sandbox" else {}),
         }
 
     def _remote_status(self) -> dict:

@@ -18,6 +18,7 @@ from clawd.cli.commands import (
     doctor,
     mcp,
     page,
+    sandbox,
     serve,
     settings,
     state,
@@ -775,6 +776,7 @@ def _service(sub) -> None:
         "--out", metavar="PATH", help="write the YAML here (mode 0600) instead of printing it"
     )
     p.add_argument("--force", action="store_true", help="replace PATH when it exists")
+    sandbox.add_parsers(sub, _command, _group)
     p = _command(sub, "mcp", mcp.mcp, "serve clawd as MCP tools over stdio", needs_service=False)
     p.add_argument(
         "--tools",

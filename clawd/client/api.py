@@ -539,3 +539,8 @@ class Client(Transport, ActMethods, WebMethods):
 
     def doctor(self, *, profile: str | None = None) -> dict:
         return self._get("/doctor", profile)
+
+    def observe(self, mode: str | None = None, *, profile: str | None = None) -> dict:
+        """A one-time link to watch the profile: `{url, expiresAt, mode}`; mode vnc (a sandbox's
+        screen) or screencast (the active tab, any profile)."""
+        return self._get("/sandbox/observe", profile, mode=mode)

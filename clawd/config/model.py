@@ -105,6 +105,30 @@ class RemoteOptions:
 
 
 @dataclass(frozen=True)
+class WorkspaceConfig:
+    path: str | None = None
+    access: str = "ro"
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """browser.profiles.<name>.sandbox: the Docker container of a sandbox profile (§14)."""
+
+    image: str | None = None
+    headless: bool = False
+    enable_no_vnc: bool = True
+    auto_start: bool = True
+    auto_start_timeout_ms: int = 10000
+    network: str = "clawd-sandbox"
+    cdp_source_range: str | None = None
+    memory: str = "2g"
+    pids: int = 512
+    shm_size: str = "1g"
+    workspace: WorkspaceConfig = field(default_factory=WorkspaceConfig)
+    binds: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ProfileConfig:
     """One entry of browser.profiles. `driver` is managed | remote | existing-session;
     a profile with `cdp_url` is remote whatever `driver` says."""
@@ -123,6 +147,7 @@ class ProfileConfig:
         if not self.cdp_url:
             return ()
         return (self.cdp_url,) if isinstance(self.cdp_url, str) else tuple(self.cdp_url)
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
 
     @property
     def kind(self) -> str:
@@ -311,6 +336,11 @@ class StateLayout:
     @property
     def traces(self) -> pathlib.Path:
         return self.home / "traces"
+
+    @property
+    def workspaces(self) -> pathlib.Path:
+        """The root sandbox workspaces are mounted from (sandbox.workspace.path)."""
+        return self.home / "workspaces"
 
     @property
     def trash(self) -> pathlib.Path:

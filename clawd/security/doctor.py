@@ -50,6 +50,12 @@ def _find_executable(explicit: str | None) -> str:
     return find_executable(explicit)
 
 
+def _sandbox_checks(profiles, warnings) -> list:
+    from clawd.sandbox import doctor
+
+    return doctor.checks(profiles, warnings)
+
+
 @dataclass
 class Probes:
     """The outside world the checks look at; tests replace any of it."""
@@ -59,6 +65,8 @@ class Probes:
     port_in_use: Callable[[int], bool] = _port_in_use
     euid: int = field(default_factory=lambda: os.geteuid() if hasattr(os, "geteuid") else 1)
     own_ports: frozenset = frozenset()  # cdp ports our own running Chromiums listen on
+    sandbox: Callable = field(default_factory=lambda: _sandbox_checks)  # DESIGN.md §14
+    sandbox_warnings: dict = field(default_factory=dict)  # profile -> kept-stale warning
 
 
 def diagnose(
@@ -81,6 +89,7 @@ def diagnose(
         check_sandbox(config, probes),
         *check_ports(config, profiles, probes),
         check_trash(layout),
+        *(Check(*c) for c in probes.sandbox(profiles, probes.sandbox_warnings)),
     ]
     return {"ok": all(c.level != ERROR for c in checks), "checks": [c.as_dict() for c in checks]}
 

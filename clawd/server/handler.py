@@ -117,6 +117,9 @@ class Handler(BaseHTTPRequestHandler):
         started = time.perf_counter()
         service = self.server.service
         url = urllib.parse.urlsplit(self.path)
+        if url.path.startswith("/observe/"):  # a viewer's one-time page: its token is the key
+            self._observe(method, url.path, started)
+            return
         request = None
         try:
             route, params, unmatched = self._route(
@@ -163,6 +166,22 @@ class Handler(BaseHTTPRequestHandler):
             request.profile_used if request else "-",
             request.tab_used if request else "-",
         )
+
+    def _observe(self, method: str, path: str, started: float) -> None:
+        from clawd.sandbox import observe_http
+
+        with self._answer_lock:
+            self._answered = True  # a stream: shutdown must not write an answer into it
+        try:
+            status = observe_http.serve(self, method, path)
+        except (BrokenPipeError, ConnectionResetError):
+            status = 499
+        except Exception:
+            log.exception("unexpected error in %s /observe/", method)
+            status = 500
+        self.close_connection = True
+        # the token stays out of the log: it is a credential until used
+        access_log.info("%s /observe/... %d %.1fms", method, status, _ms(started))
 
     def _route(self, method: str, path: str):
         try:
@@ -320,6 +339,10 @@ def _http_date() -> str:
     if _date[0] != now:
         _date[:] = [now, formatdate(now, usegmt=True)]
     return _date[1]
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
 
 
 def _size(limit: int) -> str:

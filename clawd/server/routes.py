@@ -9,6 +9,7 @@ from clawd.server.api import (
     debug,
     doctor,
     page,
+    sandbox,
     settings,
     snapshot,
     state,
@@ -43,6 +44,7 @@ ROUTES = [
     route("DELETE", "/profiles/{name}", basic.delete_profile, query={"purge": opt(as_bool)}),
     route("POST", "/reset-profile", basic.reset_profile, body={"purge": opt(as_bool)}),
     route("GET", "/doctor", doctor.report, query={}, tool=None),
+    route("GET", "/sandbox/observe", sandbox.observe, query={"mode": opt(as_str)}),
     # tabs
     route("GET", "/tabs", tabs.list_tabs, query={"wrap": opt(as_bool)}),
     route(

@@ -13,6 +13,7 @@ from clawd.browser.runtime import BrowserRuntime
 from clawd.config.model import Config, StateLayout
 from clawd.page.hooks import tab_hooks
 from clawd.page.observe.interception import NavigationGuard
+from clawd.sandbox.tokens import ObserveTokens
 from clawd.security.auth import authenticator_for
 from clawd.security.csrf import RequestGuard
 from clawd.security.proxy import PinningProxy
@@ -45,6 +46,7 @@ class Service:
             PinningProxy(self.policy).start() if config.browser.ssrf_policy.strict else None
         )
         self._runtimes: dict[str, BrowserRuntime] = {}
+        self.observe_tokens = ObserveTokens()  # GET /sandbox/observe links (sandbox/tokens.py)
         self._tools = (config.tools, ToolPolicy.from_config(config.tools))
         self._web = None  # the web tier, made on first use (web/ imports trafilatura lazily)
         self._lock = threading.Lock()

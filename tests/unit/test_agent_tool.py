@@ -416,7 +416,18 @@ def test_target_host_is_this_service_and_sandbox_is_a_clear_error():
         and result.code == "TARGET_UNAVAILABLE"
         and "no sandbox profile" in result.text
     )
-    assert [c[0] for c in client.calls] == ["tabs"]
+    assert [c[0] for c in client.calls] == ["tabs", "profiles"]  # looked for one, no more
+
+
+def test_target_sandbox_runs_on_the_sandbox_profile():
+    listed = {
+        "profiles": [{"name": "clawd", "driver": "managed"}, {"name": "jail", "driver": "sandbox"}]
+    }
+    client = FakeClient(tabs={"tabs": []}, profiles=listed)
+    assert not BrowserTool(client).run({"action": "tabs", "target": "sandbox"}).is_error
+    assert client.calls[-1] == ("tabs", (), {"profile": "jail"})
+    result = BrowserTool(client).run({"action": "tabs", "target": "sandbox", "profile": "clawd"})
+    assert result.is_error and result.code == "INVALID_REQUEST", result.text
 
 
 class Factory:

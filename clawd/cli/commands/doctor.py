@@ -54,6 +54,8 @@ def run_checks(inv: Invocation) -> Iterator[Check]:
     yield check_state_dir(layout)
     yield check_auth(config, layout, before_start=True)
     yield check_bind(config)
+    # sandbox profiles: Docker, the image, each container's labels, ports and CDP reach
+    yield from (Check(*c) for c in probes.sandbox(config.browser.profiles.values(), {}))
     if problem is None:
         yield from _service(inv)
     else:

@@ -14,6 +14,7 @@ import time
 import weakref
 
 from clawd import errors
+from clawd.browser import filebridge
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
 from clawd.security.paths import confine, safe_filename, unique_path
@@ -44,9 +45,11 @@ class DownloadManager:
         events = self.root.connection.events
         events.subscribe("Browser.downloadWillBegin", self._on_begin, None)
         events.subscribe("Browser.downloadProgress", self._on_progress, None)
+        bridge = filebridge.bridge_for(self.root.connection)  # a sandbox writes in its container
+        where = bridge.download_dir if bridge is not None else str(self.staging)
         self.root.call(
             "Browser.setDownloadBehavior",
-            {"behavior": "allowAndName", "eventsEnabled": True, "downloadPath": str(self.staging)},
+            {"behavior": "allowAndName", "eventsEnabled": True, "downloadPath": where},
         )
 
     def register(self, tab: Tab) -> None:
@@ -85,6 +88,11 @@ class DownloadManager:
             return
         if params["state"] == "completed":
             try:
+                bridge = filebridge.bridge_for(self.root.connection)
+                if bridge is not None:
+                    bridge.fetch(
+                        f"{bridge.download_dir}/{item['guid']}", self.staging / item["guid"]
+                    )
                 path = self._move(item, self.staging / item["guid"], None)
                 item.update(path=str(path), bytes=path.stat().st_size, state="completed")
             except OSError as exc:

@@ -9,6 +9,7 @@ import threading
 import time
 
 from clawd import errors
+from clawd.browser import filebridge
 from clawd.browser.tab import StateKey, Tab
 from clawd.cdp.session import Session
 from clawd.page.observe.capture import backend_node_of
@@ -75,6 +76,7 @@ def _set_files(
     raise_errors: bool = True,
 ) -> str | None:
     try:
+        files = filebridge.browser_paths(session.connection, files)  # a sandbox copies them in
         session.call(
             "DOM.setFileInputFiles",
             {"files": files, "backendNodeId": backend_node_id},

@@ -119,6 +119,8 @@ def delete_profile(req: Request) -> dict:
     owned = runtime.managed
     service.profiles.delete(name)
     service.forget_runtime(name)
+    if runtime.sandbox is not None:  # a sandbox profile's container goes with it
+        runtime.sandbox.remove()
     data = {"removedData": False}
     if owned:
         data = trash.discard(

@@ -15,6 +15,10 @@ def report(req: Request) -> dict:
         if r.process is not None and r.process.alive()
     )
     profiles = [service.profiles.get(name) for name in service.profiles.names()]
-    return doctor.diagnose(
-        service.config, service.layout, profiles=profiles, probes=doctor.Probes(own_ports=own)
-    )
+    warnings = {
+        r.profile.name: r.sandbox.warning
+        for r in service.running_runtimes()
+        if r.sandbox is not None and r.sandbox.warning
+    }
+    probes = doctor.Probes(own_ports=own, sandbox_warnings=warnings)
+    return doctor.diagnose(service.config, service.layout, profiles=profiles, probes=probes)
