@@ -231,6 +231,15 @@ class ToolsConfig:
 
 
 @dataclass(frozen=True)
+class RelayConfig:
+    """relay: the Chrome extension relay (clawd/relay/, DESIGN.md §15)."""
+
+    enabled: bool = False
+    port: int = 18792
+    token: str | None = None  # None: the service token
+
+
+@dataclass(frozen=True)
 class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
     browser: BrowserConfig = field(default_factory=BrowserConfig)
@@ -238,6 +247,7 @@ class Config:
     nodes: Mapping[str, NodeConfig] = field(default_factory=dict)
     web: WebConfig = field(default_factory=WebConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
+    relay: RelayConfig = field(default_factory=RelayConfig)
     home: pathlib.Path = field(default_factory=lambda: state_home())
     source: str | None = None  # the file it was read from, None for built-in defaults
 
