@@ -87,6 +87,12 @@ class BrowserRuntime:
         browser = self.browser
         return browser is not None and not browser.connection.closed
 
+    def connect_if_free(self) -> None:
+        """Connect now when that launches nothing: profile chrome with its extension there, so
+        listing tabs shows the shared tabs without a start first."""
+        if self.kind == "extension" and not self.running() and self.relay and self.relay.connected:
+            self.ensure()
+
     # -- start --------------------------------------------------------------------------------
     def ensure(self) -> Browser:
         """The running browser, started (or connected) first when it is not. After a crash the

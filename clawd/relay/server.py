@@ -187,7 +187,8 @@ class RelayServer:
             else:
                 self._serve_client(ws)
         except ConnectionClosedError as exc:
-            log.warning("relay: connection closed abnormally: %s", exc)
+            if exc.sent is None:  # not one we closed ourselves (extension gone, message too big)
+                log.warning("relay: connection closed abnormally: %s", exc)
         except ConnectionClosed:
             pass
 

@@ -1,0 +1,195 @@
+"""Profile chrome end to end (DESIGN.md §15): the clawd extension loaded into a second Chromium,
+paired with the relay of an in-process service, a tab shared through the extension's own toolbar
+code path, then driven through profile chrome with the code every other profile uses."""
+
+from __future__ import annotations
+
+import pathlib
+import time
+
+import pytest
+
+from clawd import errors
+from tests.support.browser import require_chromium, service_config
+from tests.support.extension import ExtensionChromium
+from tests.support.service import RunningService
+
+pytestmark = pytest.mark.chromium
+CHROME = "chrome"
+
+
+@pytest.fixture(scope="module")
+def relay_service(tmp_path_factory):
+    require_chromium()
+    home = tmp_path_factory.mktemp("relay-home")
+    running = RunningService(service_config(home, extra={"relay": {"enabled": True, "port": 0}}))
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="module")
+def users_chrome(tmp_path_factory, relay_service):
+    chrome = ExtensionChromium(tmp_path_factory.mktemp("users-chrome"))
+    yield chrome
+    chrome.close()
+
+
+@pytest.fixture(scope="module")
+def paired(relay_service, users_chrome):
+    relay = relay_service.service.relay
+    users_chrome.pair(relay.port, relay.token)
+    users_chrome.wait_until(lambda: relay.connected, "the extension connected to the relay")
+    return users_chrome
+
+
+@pytest.fixture
+def rc(relay_service):
+    client = relay_service.client()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def shared(paired, rc, site):
+    """A tab the user opened on the fixture page and shared with the toolbar button."""
+    tab_id = paired.open_tab(site.url("/relay/shared.html"))
+    answer = paired.toggle(tab_id)
+    assert answer["shared"] is True, answer
+    tab = _wait_tab(rc, lambda t: t["url"].endswith("/relay/shared.html"))
+    yield tab_id, tab
+    if paired.evaluate(f"shared.has({tab_id})"):
+        paired.toggle(tab_id)
+    paired.evaluate(f"chrome.tabs.remove({tab_id})")
+
+
+def _wait_tab(rc, match, timeout: float = 10.0) -> dict:
+    deadline = time.monotonic() + timeout
+    tabs = None
+    while time.monotonic() < deadline:
+        tabs = rc.tabs(profile=CHROME)["tabs"]
+        found = [t for t in tabs if match(t)]
+        if found:
+            return found[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no such tab in profile chrome within {timeout:g} s; saw {tabs}")
+
+
+def _ref(snapshot: dict, role: str, name: str) -> str:
+    for ref, info in snapshot["refs"].items():
+        if info["role"] == role and info.get("name") == name:
+            return ref
+    raise AssertionError(f"no {role} {name!r} in the snapshot:\n{snapshot['snapshot']}")
+
+
+def test_profile_chrome_is_listed_with_driver_extension(rc, paired):
+    profiles = {p["name"]: p for p in rc.profiles()["profiles"]}
+    assert profiles[CHROME]["driver"] == "extension", profiles
+
+
+def test_status_says_the_extension_is_connected_and_counts_shared_tabs(rc, paired, shared):
+    relay = rc.status(profile=CHROME)["relay"]
+    assert relay["connected"] is True and relay["sharedTabs"] == 1, relay
+
+
+def test_a_shared_tab_is_driven_through_profile_chrome(rc, paired, shared, site):
+    tab_id, tab = shared
+    assert paired.badge(tab_id) == "ON"
+    listed = rc.tabs(profile=CHROME)["tabs"]
+    assert [t["url"] for t in listed] == [site.url("/relay/shared.html")], listed
+
+    snap = rc.snapshot(profile=CHROME, target_id=tab["tabId"])
+    assert "Press me" in snap["snapshot"], snap["snapshot"]
+    rc.click(_ref(snap, "button", "Press me"), target_id=tab["tabId"], profile=CHROME)
+    rc.type(_ref(snap, "textbox", "Note"), "hello relay", target_id=tab["tabId"], profile=CHROME)
+    after = rc.snapshot(profile=CHROME, target_id=tab["tabId"])["snapshot"]
+    assert 'button "Clicked"' in after and "typed: hello relay" in after, after
+    # what the page shows is what the user's own browser shows: read it there, not via the relay
+    assert paired.page_call(tab_id, "document.getElementById('note').value") == "hello relay"
+
+    shot = rc.screenshot(tab["tabId"], profile=CHROME)
+    assert pathlib.Path(shot["path"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", shot
+
+    texts = [m["text"] for m in rc.console(target_id=tab["tabId"], profile=CHROME)["messages"]]
+    assert "clicked through the relay" in texts, texts
+
+    rc.navigate(site.url("/relay/other.html"), target_id=tab["tabId"], profile=CHROME)
+    moved = rc.snapshot(profile=CHROME, target_id=tab["tabId"])["snapshot"]
+    assert "Somewhere else" in moved, moved
+    assert paired.page_call(tab_id, "location.pathname") == "/relay/other.html"
+
+
+def test_a_tab_the_user_detaches_disappears_and_answers_tab_not_found(rc, paired, shared):
+    tab_id, tab = shared
+    assert paired.toggle(tab_id)["shared"] is False
+    assert paired.badge(tab_id) == ""
+    paired.wait_until(lambda: not rc.tabs(profile=CHROME)["tabs"], "the tab left profile chrome")
+    with pytest.raises(errors.TabNotFound):
+        rc.snapshot(profile=CHROME, target_id=tab["tabId"])
+
+
+def test_no_shared_tab_answers_409_relay_no_tab_with_the_instruction(rc, paired):
+    paired.wait_until(lambda: not rc.tabs(profile=CHROME)["tabs"], "no tab shared")
+    with pytest.raises(errors.RelayNoTab) as caught:
+        rc.snapshot(profile=CHROME)
+    assert "click the clawd button" in caught.value.message
+
+
+def test_a_method_chrome_debugger_cannot_run_answers_501_naming_it(rc, paired, shared, site):
+    with pytest.raises(errors.RelayUnsupported) as caught:
+        rc.grant_permissions(site.url("/"), ["geolocation"], profile=CHROME)
+    assert "Browser.grantPermissions" in caught.value.message
+
+
+def test_opening_a_tab_on_profile_chrome_opens_and_attaches_one(rc, paired, shared, site):
+    opened = rc.open(site.url("/relay/other.html"), profile=CHROME)
+    try:
+        assert opened["url"].endswith("/relay/other.html"), opened
+        shared_ids = paired.evaluate("[...shared.keys()]")
+        assert len(shared_ids) == 2, shared_ids
+    finally:
+        rc.close_tab(opened["tabId"], profile=CHROME)
+    paired.wait_until(lambda: len(paired.evaluate("[...shared.keys()]")) == 1, "the tab closed")
+
+
+def test_cookies_of_the_users_profile_are_read_through_a_shared_tab(rc, paired, shared, site):
+    _, tab = shared
+    cookie = {"name": "relay", "value": "yes", "url": site.url("/")}
+    rc.set_cookie(cookie, target_id=tab["tabId"], profile=CHROME)
+    every = rc.cookies(target_id=tab["tabId"], all=True, profile=CHROME)["cookies"]
+    assert any(c["name"] == "relay" and c["value"] == "yes" for c in every), every
+
+
+def test_without_the_extension_profile_chrome_answers_503_relay_disconnected(tmp_path, site):
+    running = RunningService(
+        service_config(tmp_path, extra={"relay": {"enabled": True, "port": 0}})
+    )
+    try:
+        client = running.client()
+        with pytest.raises(errors.RelayDisconnected) as caught:
+            client.snapshot(profile=CHROME)
+        assert str(running.service.relay.port) in caught.value.message
+        client.close()
+    finally:
+        running.close()
+
+
+def test_the_extension_reconnects_when_the_relay_comes_back(tmp_path):
+    """clawd restarts: the extension finds the relay again (back-off) and reports its tabs."""
+    from clawd.relay.server import RelayServer
+
+    chrome = ExtensionChromium(tmp_path)
+    relay = RelayServer("r" * 32, port=0).start()
+    port = relay.port
+    try:
+        chrome.pair(port, "r" * 32)
+        chrome.wait_until(lambda: relay.connected, "first connection")
+        tab_id = chrome.open_tab("about:blank")
+        chrome.toggle(tab_id)
+        chrome.wait_until(lambda: relay.shared_tabs(), "the shared tab reported")
+        relay.stop()
+        relay = RelayServer("r" * 32, port=port).start()
+        chrome.wait_until(lambda: relay.connected, "reconnected after the restart", timeout=15)
+        assert [t.tab_id for t in relay.shared_tabs()] == [tab_id]
+    finally:
+        relay.stop()
+        chrome.close()
