@@ -26,7 +26,9 @@ log = logging.getLogger("clawd.relay")
 
 HELLO_TIMEOUT = 5.0
 MAX_MESSAGE = 256 * 2**20  # a full-page screenshot of a long page is tens of MB of base64
+CLOSE_TIMEOUT = 2.0
 POLICY_VIOLATION = 1008
+TOO_BIG = 1009
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
@@ -38,6 +40,7 @@ class RelayServer:
         port: int = 18792,
         max_message: int = MAX_MESSAGE,
         extension_origin: str | None = None,
+        hello_timeout: float = HELLO_TIMEOUT,
     ):
         if not token:
             raise errors.ConfigError(
@@ -45,6 +48,8 @@ class RelayServer:
             )
         self.token = token
         self.origin = extension_origin or package.origin()
+        self.hello_timeout = hello_timeout
+        self.max_message = max_message
         self.secret = secrets.token_hex(16)  # the DevTools websocket's path, told to token holders
         self._lock = threading.Lock()
         self._tabs: dict[int, SharedTab] = {}
@@ -56,8 +61,11 @@ class RelayServer:
                 "127.0.0.1",
                 port,
                 process_request=self._check_request,
-                max_size=max_message,
+                # over max_message a message is dropped (and logged) but the connection kept;
+                # websockets fails the connection only past four times that
+                max_size=4 * max_message,
                 compression=None,
+                close_timeout=CLOSE_TIMEOUT,  # a peer that never ends the close holds a thread
                 logger=logging.getLogger("clawd.relay.websockets"),
             )
         except OSError as exc:
@@ -187,7 +195,8 @@ class RelayServer:
             else:
                 self._serve_client(ws)
         except ConnectionClosedError as exc:
-            if exc.sent is None:  # not one we closed ourselves (extension gone, message too big)
+            # not when we closed it ourselves, unless for a message over the size limit
+            if exc.sent is None or exc.sent.code == TOO_BIG:
                 log.warning("relay: connection closed abnormally: %s", exc)
         except ConnectionClosed:
             pass
@@ -195,9 +204,9 @@ class RelayServer:
     # -- the extension ----------------------------------------------------------------------------
     def _serve_extension(self, ws) -> None:
         try:
-            first = ws.recv(timeout=HELLO_TIMEOUT)
+            first = ws.recv(timeout=self.hello_timeout)
         except TimeoutError:
-            log.warning("relay: the extension sent no hello within %g s", HELLO_TIMEOUT)
+            log.warning("relay: the extension sent no hello within %g s", self.hello_timeout)
             ws.close(POLICY_VIOLATION, "hello expected")
             return
         hello = check_hello(first, self.token)
@@ -210,9 +219,21 @@ class RelayServer:
         link.send({"type": "welcome"})
         try:
             for raw in ws:
-                self._on_extension_message(link, raw)
+                if self._fits(raw, "the extension"):
+                    self._on_extension_message(link, raw)
         finally:
             self._drop(link)
+
+    def _fits(self, raw, sender: str) -> bool:
+        if len(raw) <= self.max_message:
+            return True
+        log.warning(
+            "relay: dropped a %d-byte message from %s (over %d bytes)",
+            len(raw),
+            sender,
+            self.max_message,
+        )
+        return False
 
     def _adopt(self, link: ExtensionLink, tabs) -> None:
         with self._lock:
@@ -314,7 +335,8 @@ class RelayServer:
         log.info("relay: DevTools client connected")
         try:
             for raw in ws:
-                client.handle(raw)
+                if self._fits(raw, "a DevTools client"):
+                    client.handle(raw)
         finally:
             self._client_left(client)
 

@@ -4,6 +4,8 @@ code path, then driven through profile chrome with the code every other profile 
 
 from __future__ import annotations
 
+import json
+import logging
 import pathlib
 import time
 
@@ -193,3 +195,30 @@ def test_the_extension_reconnects_when_the_relay_comes_back(tmp_path):
     finally:
         relay.stop()
         chrome.close()
+
+
+def test_a_web_page_in_the_users_chrome_cannot_reach_the_relay(
+    relay_service, paired, rc, site, caplog
+):
+    """The threat: any page the user visits can open ws://127.0.0.1:<relayPort>/... . Its Origin
+    (which a page cannot leave out or forge) is refused before a websocket exists."""
+    relay = relay_service.service.relay
+    caplog.set_level(logging.WARNING, logger="clawd.relay")
+    tab_id = paired.open_tab(site.url("/relay/hostile.html"))
+    devtools_path = relay.browser_ws_url.split(str(relay.port), 1)[1]
+    try:
+        for path in ("/extension", devtools_path):
+            answer = paired.page_call(tab_id, f"probe({relay.port}, {json.dumps(path)})")
+            assert answer.startswith("refused"), (path, answer)
+        fetched = paired.page_call(
+            tab_id,
+            f"fetch('http://127.0.0.1:{relay.port}/json/version')"
+            ".then(r => 'read ' + r.status, e => 'failed')",
+        )
+        assert fetched == "failed", fetched
+        page_origin = site.url("/").rstrip("/")
+        refusals = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+        assert sum(page_origin in m for m in refusals) >= 2, refusals
+        assert relay.connected  # the extension's own connection is untouched
+    finally:
+        paired.evaluate(f"chrome.tabs.remove({tab_id})")
