@@ -93,6 +93,11 @@ def test_status_says_the_extension_is_connected_and_counts_shared_tabs(rc, paire
     assert relay["connected"] is True and relay["sharedTabs"] == 1, relay
 
 
+def test_doctor_reports_the_connected_extension_and_its_shared_tabs(rc, paired, shared):
+    checks = {c["name"]: c for c in rc.doctor()["checks"]}
+    assert "1 tab(s) shared" in checks["relay"]["detail"], checks["relay"]
+
+
 def test_a_shared_tab_is_driven_through_profile_chrome(rc, paired, shared, site):
     tab_id, tab = shared
     assert paired.badge(tab_id) == "ON"

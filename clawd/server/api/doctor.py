@@ -16,5 +16,9 @@ def report(req: Request) -> dict:
     )
     profiles = [service.profiles.get(name) for name in service.profiles.names()]
     return doctor.diagnose(
-        service.config, service.layout, profiles=profiles, probes=doctor.Probes(own_ports=own)
+        service.config,
+        service.layout,
+        profiles=profiles,
+        probes=doctor.Probes(own_ports=own),
+        relay=service.relay.status() if service.relay is not None else None,
     )
