@@ -20,18 +20,33 @@ pytestmark = pytest.mark.chromium
 CHROME = "chrome"
 
 
+OTHER = "other.test"  # the fixture site under another site's name: its frames are out of process
+
+
 @pytest.fixture(scope="module")
 def relay_service(tmp_path_factory):
     require_chromium()
     home = tmp_path_factory.mktemp("relay-home")
-    running = RunningService(service_config(home, extra={"relay": {"enabled": True, "port": 0}}))
+    config = service_config(
+        home,
+        extra={
+            "relay": {"enabled": True, "port": 0},
+            "browser": {"ssrfPolicy": {"allowedHostnames": ["127.0.0.1", OTHER]}},
+        },
+    )
+    running = RunningService(
+        config, resolver=lambda host: ["127.0.0.1"] if host in (OTHER, "127.0.0.1") else []
+    )
     yield running
     running.close()
 
 
 @pytest.fixture(scope="module")
 def users_chrome(tmp_path_factory, relay_service):
-    chrome = ExtensionChromium(tmp_path_factory.mktemp("users-chrome"))
+    chrome = ExtensionChromium(
+        tmp_path_factory.mktemp("users-chrome"),
+        extra_args=("--site-per-process", f"--host-resolver-rules=MAP {OTHER} 127.0.0.1"),
+    )
     yield chrome
     chrome.close()
 
@@ -123,6 +138,31 @@ def test_a_shared_tab_is_driven_through_profile_chrome(rc, paired, shared, site)
     moved = rc.snapshot(profile=CHROME, target_id=tab["tabId"])["snapshot"]
     assert "Somewhere else" in moved, moved
     assert paired.page_call(tab_id, "location.pathname") == "/relay/other.html"
+
+
+def test_an_out_of_process_iframe_of_a_shared_tab_is_read_and_acted_on(
+    relay_service, rc, paired, site
+):
+    """The tab's own child sessions (chrome.debugger's flattened sessions) come through."""
+    tab_id = paired.open_tab(site.url("/snapshot/oopif.html"))
+    try:
+        paired.toggle(tab_id)
+        tab = _wait_tab(rc, lambda t: t["url"].endswith("/snapshot/oopif.html"))
+        live = relay_service.live_tab(tab["tabId"], CHROME)
+        paired.wait_until(lambda: live.child_sessions(), "the cross-site frame's session")
+        snap = paired.wait_until(
+            lambda: (
+                (s := rc.snapshot(profile=CHROME, target_id=tab["tabId"]))
+                and 'button "Inside"' in s["snapshot"]
+                and s
+            ),
+            "the frame's content in the snapshot",
+        )
+        inside = _ref(snap, "button", "Inside")
+        assert inside.startswith("f"), snap["snapshot"]
+        rc.click(inside, target_id=tab["tabId"], profile=CHROME)
+    finally:
+        paired.evaluate(f"chrome.tabs.remove({tab_id})")
 
 
 def test_a_tab_the_user_detaches_disappears_and_answers_tab_not_found(rc, paired, shared):

@@ -19,7 +19,13 @@ WORKER_URL = f"chrome-extension://{extension_id()}/sw.js"
 
 
 class ExtensionChromium:
-    def __init__(self, tmp: pathlib.Path, *, extension: pathlib.Path = EXTENSION_DIR):
+    def __init__(
+        self,
+        tmp: pathlib.Path,
+        *,
+        extension: pathlib.Path = EXTENSION_DIR,
+        extra_args: tuple[str, ...] = (),
+    ):
         self.port = free_port()
         self.user_data = tmp / "users-chrome"
         args = [
@@ -36,6 +42,7 @@ class ExtensionChromium:
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
+            *extra_args,
             "about:blank",
         ]
         self.proc = subprocess.Popen(
@@ -105,13 +112,18 @@ class ExtensionChromium:
     def open_tab(self, url: str) -> int:
         """A tab the user opened themselves (not through the extension); its chrome tab id."""
         target_id = self.browser.call("Target.createTarget", {"url": url})["targetId"]
-        return self.wait_until(
+        tab_id = self.wait_until(
             lambda: self.evaluate(
                 "chrome.debugger.getTargets().then(ts => (ts.find(t => t.id === "
                 f"{json.dumps(target_id)}) || {{}}).tabId)"
             ),
             f"tab of target {target_id}",
         )
+        self.wait_until(
+            lambda: self.evaluate(f"chrome.tabs.get({tab_id}).then(t => t.status)") == "complete",
+            f"tab {tab_id} loaded",
+        )
+        return tab_id
 
     def toggle(self, tab_id: int) -> dict:
         """The toolbar button's click on a tab (the same function its listener calls)."""
@@ -135,6 +147,8 @@ class ExtensionChromium:
             )
         finally:
             self.browser.call("Target.detachFromTarget", {"sessionId": sid})
+        if "exceptionDetails" in answer:
+            raise RuntimeError(f"{expression}: {answer['result'].get('description')}")
         return answer["result"].get("value")
 
     def close(self) -> None:
