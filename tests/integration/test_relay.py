@@ -54,7 +54,7 @@ def users_chrome(tmp_path_factory, relay_service):
 @pytest.fixture(scope="module")
 def paired(relay_service, users_chrome):
     relay = relay_service.service.relay
-    users_chrome.pair(relay.port, relay.token)
+    users_chrome.pair_in_options_page(relay.port, relay.token)
     users_chrome.wait_until(lambda: relay.connected, "the extension connected to the relay")
     return users_chrome
 
@@ -163,6 +163,28 @@ def test_an_out_of_process_iframe_of_a_shared_tab_is_read_and_acted_on(
         rc.click(inside, target_id=tab["tabId"], profile=CHROME)
     finally:
         paired.evaluate(f"chrome.tabs.remove({tab_id})")
+
+
+def test_when_clawd_lets_go_the_tab_is_left_as_it_was(rc, paired, shared, site):
+    """Stopping profile chrome clears what clawd switched on (emulation, request interception):
+    the user's tab has its own size again and still loads pages."""
+    tab_id, tab = shared
+    width = paired.page_call(tab_id, "innerWidth")
+    rc.set_viewport(411, 300, target_id=tab["tabId"], profile=CHROME)
+    assert paired.page_call(tab_id, "innerWidth") == 411
+    rc.focus(tab["tabId"], profile=CHROME)
+    rc.stop(profile=CHROME)
+    paired.wait_until(lambda: paired.page_call(tab_id, "innerWidth") == width, "own size again")
+    paired.page_call(tab_id, "location.href = 'other.html'")
+    paired.wait_until(
+        lambda: (
+            paired.page_call(tab_id, "document.readyState === 'complete' && document.title")
+            == "Other page"
+        ),
+        "the user's tab loads a page with clawd gone",
+    )
+    assert paired.evaluate(f"shared.has({tab_id})")  # still shared: clawd may come back
+    assert _wait_tab(rc, lambda t: t["url"].endswith("/relay/other.html"))
 
 
 def test_a_tab_the_user_detaches_disappears_and_answers_tab_not_found(rc, paired, shared):

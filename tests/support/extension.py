@@ -109,6 +109,27 @@ class ExtensionChromium:
         """What the options page stores."""
         self.evaluate(f"chrome.storage.local.set({json.dumps({'port': port, 'token': token})})")
 
+    def pair_in_options_page(self, port: int, token: str) -> None:
+        """What a person does: open the extension's options page, fill it in, save."""
+        tab_id = self.open_tab(f"chrome-extension://{extension_id()}/options.html")
+        try:
+            self.wait_until(
+                lambda: self.page_call(tab_id, "document.getElementById('port').value"),
+                "the options page shows the stored port",
+            )
+            filled = (
+                f"document.getElementById('port').value = {port};"
+                f"document.getElementById('token').value = {json.dumps(token)};"
+                "document.getElementById('form').requestSubmit();"
+            )
+            self.page_call(tab_id, filled)
+            self.wait_until(
+                lambda: self.page_call(tab_id, "document.getElementById('status').textContent"),
+                "the options page saved",
+            )
+        finally:
+            self.evaluate(f"chrome.tabs.remove({tab_id})")
+
     def open_tab(self, url: str) -> int:
         """A tab the user opened themselves (not through the extension); its chrome tab id."""
         target_id = self.browser.call("Target.createTarget", {"url": url})["targetId"]

@@ -204,6 +204,9 @@ def test_json_version_needs_the_token_and_no_origin(relay):
     )
     answer = requests.get(url, headers=auth, timeout=5)
     assert answer.json()["webSocketDebuggerUrl"] == relay.browser_ws_url
+    ScriptedExtension(relay, tabs=[{"tabId": 5, "targetId": "T5", "url": "https://a/"}])
+    listed = requests.get(url.replace("version", "list"), headers=auth, timeout=5).json()
+    assert [(t["id"], t["type"], t["url"]) for t in listed] == [("T5", "page", "https://a/")]
 
 
 def test_the_devtools_websocket_needs_its_secret_path_and_no_origin(relay):
