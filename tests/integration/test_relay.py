@@ -104,8 +104,9 @@ def test_profile_chrome_is_listed_with_driver_extension(rc, paired):
 
 
 def test_status_says_the_extension_is_connected_and_counts_shared_tabs(rc, paired, shared):
-    relay = rc.status(profile=CHROME)["relay"]
-    assert relay["connected"] is True and relay["sharedTabs"] == 1, relay
+    for profile in (CHROME, None):  # the default profile's status says it too
+        relay = rc.status(profile=profile)["relay"]
+        assert relay["connected"] is True and relay["sharedTabs"] == 1, (profile, relay)
 
 
 def test_doctor_reports_the_connected_extension_and_its_shared_tabs(rc, paired, shared):
