@@ -210,6 +210,17 @@ def test_a_method_chrome_debugger_cannot_run_answers_501_naming_it(rc, paired, s
     assert "Browser.grantPermissions" in caught.value.message
 
 
+def test_waiting_for_a_download_answers_501_at_once(rc, paired, shared):
+    """Downloads need Browser.setDownloadBehavior, which chrome.debugger does not have: say so
+    rather than wait out the timeout."""
+    _, tab = shared
+    began = time.monotonic()
+    with pytest.raises(errors.RelayUnsupported) as caught:
+        rc.wait_download(timeout_ms=20000, target_id=tab["tabId"], profile=CHROME)
+    assert "Browser.setDownloadBehavior" in caught.value.message
+    assert time.monotonic() - began < 10
+
+
 def test_opening_a_tab_on_profile_chrome_opens_and_attaches_one(rc, paired, shared, site):
     opened = rc.open(site.url("/relay/other.html"), profile=CHROME)
     try:
