@@ -24,6 +24,7 @@ bench: install-bench chromium
 	$(PY) bench/load.py
 	$(PY) bench/strict.py
 	$(PY) bench/webfetch.py
+	$(PY) bench/relay.py
 
 install: $(STAMP)
 
