@@ -139,6 +139,7 @@ def test_a_shared_tab_is_driven_through_profile_chrome(rc, paired, shared, site)
     moved = rc.snapshot(profile=CHROME, target_id=tab["tabId"])["snapshot"]
     assert "Somewhere else" in moved, moved
     assert paired.page_call(tab_id, "location.pathname") == "/relay/other.html"
+    paired.wait_until(lambda: paired.badge(tab_id) == "ON", "the badge still ON after navigating")
 
 
 def test_an_out_of_process_iframe_of_a_shared_tab_is_read_and_acted_on(
@@ -271,6 +272,32 @@ def test_the_extension_reconnects_when_the_relay_comes_back(tmp_path):
         relay = RelayServer("r" * 32, port=port).start()
         chrome.wait_until(lambda: relay.connected, "reconnected after the restart", timeout=15)
         assert [t.tab_id for t in relay.shared_tabs()] == [tab_id]
+    finally:
+        relay.stop()
+        chrome.close()
+
+
+def test_a_worker_chrome_ended_comes_back_with_its_shared_tabs(tmp_path, site):
+    """Chrome may end the extension's worker; the next event starts it again, and it finds the
+    tabs it shared still attached and reports them to the relay."""
+    from clawd.relay.server import RelayServer
+
+    chrome = ExtensionChromium(tmp_path)
+    relay = RelayServer("w" * 32, port=0).start()
+    try:
+        chrome.pair(relay.port, "w" * 32)
+        chrome.wait_until(lambda: relay.connected, "first connection")
+        tab_id = chrome.open_tab(site.url("/relay/shared.html"))
+        chrome.toggle(tab_id)
+        chrome.wait_until(lambda: relay.shared_tabs(), "the shared tab reported")
+        chrome.stop_worker()
+        chrome.wait_until(lambda: not relay.connected, "the worker's socket gone")
+        chrome.navigate_as_user("/relay/shared.html", site.url("/relay/other.html"))
+        chrome.wait_until(lambda: relay.connected, "the worker back and connected")
+        assert [t.tab_id for t in relay.shared_tabs()] == [tab_id]
+        chrome.reattach_worker()
+        assert chrome.evaluate(f"shared.has({tab_id})")
+        chrome.wait_until(lambda: chrome.badge(tab_id) == "ON", "the badge ON again")
     finally:
         relay.stop()
         chrome.close()

@@ -172,6 +172,29 @@ class ExtensionChromium:
             raise RuntimeError(f"{expression}: {answer['result'].get('description')}")
         return answer["result"].get("value")
 
+    def stop_worker(self) -> None:
+        """End the extension's service worker, as Chrome does to an idle one."""
+        targets = self.browser.call("Target.getTargets")["targetInfos"]
+        worker = next(t for t in targets if t["url"] == WORKER_URL)
+        self.browser.call("Target.closeTarget", {"targetId": worker["targetId"]})
+        self.worker.close()
+
+    def reattach_worker(self) -> None:
+        """The test's way into the worker Chrome started again."""
+        self.worker = Connection(self._wait_for("worker"), name="extension-worker")
+
+    def navigate_as_user(self, url_part: str, url: str) -> None:
+        """Navigate the page whose URL contains `url_part` over this browser's own port."""
+        targets = self.browser.call("Target.getTargets")["targetInfos"]
+        page = next(t for t in targets if t["type"] == "page" and url_part in t["url"])
+        session = self.browser.call(
+            "Target.attachToTarget", {"targetId": page["targetId"], "flatten": True}
+        )["sessionId"]
+        try:
+            self.browser.call("Page.navigate", {"url": url}, session_id=session)
+        finally:
+            self.browser.call("Target.detachFromTarget", {"sessionId": session})
+
     def close(self) -> None:
         for connection in (getattr(self, "worker", None), self.browser):
             if connection is not None:

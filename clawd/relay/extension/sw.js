@@ -225,7 +225,10 @@ async function restore() {
   const targets = await chrome.debugger.getTargets();
   for (const tabId of ids) {
     const target = targets.find((t) => t.tabId === tabId && t.attached);
-    if (target) shared.set(tabId, {tabId, targetId: target.id, url: target.url, title: target.title});
+    if (target) {
+      shared.set(tabId, {tabId, targetId: target.id, url: target.url, title: target.title});
+      await setBadge(tabId, true);
+    }
   }
   await remember();
 }
@@ -250,7 +253,9 @@ chrome.debugger.onDetach.addListener((source, reason) => {
 
 chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
   const info = shared.get(tabId);
-  if (!info || (change.url === undefined && change.title === undefined)) return;
+  if (!info) return;
+  if (change.status) setBadge(tabId, true); // a navigation may clear the tab's own badge
+  if (change.url === undefined && change.title === undefined) return;
   info.url = tab.url || info.url;
   info.title = tab.title || info.title;
   send({type: 'tabUpdated', tab: info});
