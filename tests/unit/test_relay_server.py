@@ -317,3 +317,18 @@ def test_when_the_devtools_client_leaves_each_shared_tab_is_reset(relay):
     cdp.close()
     _wait(lambda: any(r["type"] == "resetTab" for r in ext.requests), "resetTab sent")
     assert [r["tabId"] for r in ext.requests if r["type"] == "resetTab"] == [4]
+
+
+def test_a_taken_relay_port_is_a_config_error_naming_the_key():
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(errors.ConfigError, match=r"\$\.relay\.port"):
+            RelayServer(TOKEN, port=taken.getsockname()[1])
+
+
+def test_the_relay_needs_a_token():
+    with pytest.raises(errors.ConfigError, match=r"\$\.relay\.token"):
+        RelayServer("", port=0)
