@@ -140,6 +140,8 @@ def test_a_shared_tab_is_driven_through_profile_chrome(rc, paired, shared, site)
     assert "Somewhere else" in moved, moved
     assert paired.page_call(tab_id, "location.pathname") == "/relay/other.html"
     paired.wait_until(lambda: paired.badge(tab_id) == "ON", "the badge still ON after navigating")
+    seen = rc.requests(filter="other.html", target_id=tab["tabId"], profile=CHROME)["requests"]
+    assert [r["url"] for r in seen] == [site.url("/relay/other.html")], seen
 
 
 def test_an_out_of_process_iframe_of_a_shared_tab_is_read_and_acted_on(
