@@ -275,6 +275,8 @@ class RelayServer:
             self._on_tab(kind, parse_tab(message.get("tab")))
         elif kind == "detached":
             self._on_detached(message.get("tabId"))
+        elif kind == "tabs":
+            self._on_all_tabs(message.get("tabs"))
         elif kind == "ping":
             link.send({"type": "pong"})
         else:
@@ -304,6 +306,18 @@ class RelayServer:
         log.info("relay: tab %d no longer shared", tab.tab_id)
         if client is not None:
             client.tab_unshared(tab)
+
+    def _on_all_tabs(self, items) -> None:
+        """Every tab the extension shares now: what changed since its hello is applied."""
+        if not isinstance(items, list):
+            log.warning("relay: dropped a tabs message without a list")
+            return
+        tabs = [tab for tab in map(parse_tab, items) if tab is not None]
+        current = {tab.tab_id for tab in tabs}
+        for gone in [t.tab_id for t in self.shared_tabs() if t.tab_id not in current]:
+            self._on_detached(gone)
+        for tab in tabs:
+            self._on_tab("attached", tab)
 
     def _on_event(self, message: dict) -> None:
         tab_id, method = message.get("tabId"), message.get("method")

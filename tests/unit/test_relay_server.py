@@ -319,6 +319,24 @@ def test_when_the_devtools_client_leaves_each_shared_tab_is_reset(relay):
     assert [r["tabId"] for r in ext.requests if r["type"] == "resetTab"] == [4]
 
 
+def test_the_tabs_list_after_the_welcome_corrects_the_hello(relay):
+    """A tab shared or unshared between the extension's hello and the relay's welcome."""
+    ext = ScriptedExtension(relay, tabs=[{"tabId": 1, "targetId": "T1"}])
+    cdp = Connection(relay.browser_ws_url)
+    try:
+        detached, attached = [], []
+        cdp.events.subscribe("Target.detachedFromTarget", detached.append, None)
+        cdp.events.subscribe("Target.attachedToTarget", attached.append, None)
+        cdp.call("Target.setAutoAttach", {"autoAttach": True, "flatten": True})
+        ext.send({"type": "tabs", "tabs": [{"tabId": 2, "targetId": "T2"}]})
+        _wait(lambda: detached and len(attached) == 2, "T1 detached and T2 attached")
+        assert [t.target_id for t in relay.shared_tabs()] == ["T2"]
+        assert [a["targetInfo"]["targetId"] for a in attached] == ["T1", "T2"]
+        assert detached[0]["targetId"] == "T1"
+    finally:
+        cdp.close()
+
+
 def test_a_taken_relay_port_is_a_config_error_naming_the_key():
     import socket
 

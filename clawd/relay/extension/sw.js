@@ -106,6 +106,8 @@ async function onMessage(ws, data) {
     updateTitle();
     clearInterval(pingTimer);
     pingTimer = setInterval(() => send({type: 'ping'}), PING_MS);
+    // tabs shared or unshared between our hello and this welcome were not sent: say them all
+    send({type: 'tabs', tabs: [...shared.values()]});
     return;
   }
   if (message.type === 'pong' || message.id === undefined) return;
