@@ -22,6 +22,20 @@ NOT_FOUND = -32601
 SERVER_ERROR = -32000
 # what chrome.debugger answers for a method it hides from extensions (measured on Chromium 156)
 _REFUSALS = ("wasn't found", "Not allowed", "browser-level commands")
+# answered here, each by the method named _<Domain>_<method>
+_BROWSER_METHODS = frozenset(
+    {
+        "Browser.getVersion",
+        "Target.setDiscoverTargets",
+        "Target.setAutoAttach",
+        "Target.getTargets",
+        "Target.getTargetInfo",
+        "Target.attachToTarget",
+        "Target.detachFromTarget",
+        "Target.createTarget",
+        "Storage.getCookies",
+    }
+)
 _TAB_REQUESTS = {
     "Target.closeTarget": "closeTab",
     "Target.activateTarget": "activateTab",
@@ -106,10 +120,15 @@ class DevToolsClient:
         if not isinstance(method, str):
             self._reply(call_id, session_id, error={"code": -32600, "message": "no method"})
             return
-        if session_id:
-            self._on_session_command(call_id, session_id, method, params)
-        else:
-            self._on_browser_command(call_id, method, params)
+        try:
+            if session_id:
+                self._on_session_command(call_id, session_id, method, params)
+            else:
+                self._on_browser_command(call_id, method, params)
+        except (TypeError, ValueError, AttributeError) as exc:  # odd params: answer, carry on
+            log.warning("relay: %s with unusable params: %s", method, exc)
+            error = {"code": -32602, "message": f"invalid params for {method}"}
+            self._reply(call_id, None, error=error)
 
     def _on_session_command(self, call_id, session_id, method, params) -> None:
         with self._lock:
@@ -143,7 +162,9 @@ class DevToolsClient:
 
     # -- the browser target -----------------------------------------------------------------------
     def _on_browser_command(self, call_id, method: str, params: dict) -> None:
-        handler: Callable | None = getattr(self, "_" + method.replace(".", "_"), None)
+        handler: Callable | None = (
+            getattr(self, "_" + method.replace(".", "_")) if method in _BROWSER_METHODS else None
+        )
         if handler is not None:
             handler(call_id, params)
         elif method in _TAB_REQUESTS:

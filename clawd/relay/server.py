@@ -219,8 +219,12 @@ class RelayServer:
         link.send({"type": "welcome"})
         try:
             for raw in ws:
-                if self._fits(raw, "the extension"):
+                if not self._fits(raw, "the extension"):
+                    continue
+                try:
                     self._on_extension_message(link, raw)
+                except (TypeError, ValueError, AttributeError) as exc:  # odd shapes: drop it
+                    log.warning("relay: dropped an unusable extension message: %s", exc)
         finally:
             self._drop(link)
 
@@ -322,7 +326,11 @@ class RelayServer:
     def _on_event(self, message: dict) -> None:
         tab_id, method = message.get("tabId"), message.get("method")
         params, child = message.get("params"), message.get("sessionId")
-        if not isinstance(method, str) or not isinstance(params, dict):
+        if (
+            not isinstance(tab_id, int)
+            or not isinstance(method, str)
+            or not isinstance(params, dict)
+        ):
             log.warning("relay: dropped a malformed event from the extension")
             return
         with self._lock:

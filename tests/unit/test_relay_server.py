@@ -16,6 +16,7 @@ import websocket
 from clawd import errors
 from clawd.cdp.connection import Connection
 from clawd.relay import package
+from clawd.relay.devtools import _BROWSER_METHODS, DevToolsClient
 from clawd.relay.server import RelayServer
 
 TOKEN = "t" * 40
@@ -158,13 +159,15 @@ def test_malformed_messages_are_logged_and_dropped_without_killing_the_relay(rel
         json.dumps({"id": "x", "error": "?"}),
         json.dumps({"type": "no-such-type"}),
         json.dumps({"type": "event", "tabId": 1, "method": 5}),
+        json.dumps({"type": "event", "tabId": [1], "method": "Page.x", "params": {}}),
+        json.dumps({"type": "tabs", "tabs": "none"}),
         json.dumps({"type": "attached", "tab": {"tabId": "seven"}}),
         json.dumps({"type": "detached", "tabId": 12345}),
     ]:
         ext.ws.send(junk)
     ext.ws.send_binary(b"\xff\xfe binary junk")
     ext.send({"type": "ping"})
-    _wait(lambda: len(caplog.records) >= 8, "each malformed message logged")
+    _wait(lambda: len(caplog.records) >= 10, "each malformed message logged")
     assert relay.connected
     ext.send({"type": "attached", "tab": {"tabId": 3, "targetId": "T3"}})
     _wait(lambda: relay.shared_tabs(), "the relay still reads the extension")
@@ -273,6 +276,9 @@ def test_what_chrome_debugger_refuses_is_relay_unsupported_naming_the_method(rel
     try:
         with pytest.raises(errors.RelayUnsupported, match="Browser.close"):
             cdp.call("Browser.close")
+        for odd in ("send", "reply", "_attach", "Target.", ".getVersion"):  # not our own methods
+            with pytest.raises(errors.RelayUnsupported):
+                cdp.call(odd)
         session = cdp.call("Target.attachToTarget", {"targetId": "T1"})["sessionId"]
         with pytest.raises(errors.RelayUnsupported, match="Page.setDownloadBehavior"):
             cdp.call("Page.setDownloadBehavior", {"behavior": "deny"}, session_id=session)
@@ -350,3 +356,24 @@ def test_a_taken_relay_port_is_a_config_error_naming_the_key():
 def test_the_relay_needs_a_token():
     with pytest.raises(errors.ConfigError, match=r"\$\.relay\.token"):
         RelayServer("", port=0)
+
+
+def test_every_method_answered_by_the_relay_has_its_handler():
+    for method in _BROWSER_METHODS:
+        assert callable(getattr(DevToolsClient, "_" + method.replace(".", "_"), None)), method
+
+
+def test_odd_params_from_a_devtools_client_get_an_error_and_the_client_carries_on(relay):
+    ScriptedExtension(relay, tabs=[{"tabId": 1, "targetId": "T1"}])
+    cdp = Connection(relay.browser_ws_url)
+    try:
+        for method, params in [
+            ("Target.detachFromTarget", {"sessionId": ["a list"]}),
+            ("Target.attachToTarget", {"targetId": {"a": "dict"}}),
+            ("Target.closeTarget", {"targetId": [1]}),
+        ]:
+            with pytest.raises(errors.CdpError):
+                cdp.call(method, params, timeout=5)
+        assert cdp.call("Target.getTargets", timeout=5)["targetInfos"][0]["targetId"] == "T1"
+    finally:
+        cdp.close()
