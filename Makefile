@@ -25,6 +25,7 @@ bench: install-bench chromium browserless
 	$(PY) bench/strict.py
 	$(PY) bench/webfetch.py
 	$(PY) bench/pool.py
+	$(PY) bench/relay.py
 
 install: $(STAMP)
 

@@ -317,6 +317,12 @@ class ResponseBodyUnavailable(Conflict):
     code = "RESPONSE_BODY_UNAVAILABLE"
 
 
+class RelayNoTab(Conflict):
+    """The extension relay is connected but the user shares no tab (DESIGN.md §15)."""
+
+    code = "RELAY_NO_TAB"
+
+
 class StorageUnavailable(Conflict):
     """The page's origin has no storage (about:blank, data: URLs, sandboxed frames)."""
 
@@ -366,6 +372,13 @@ class CdpError(ClawdError):
         super().__init__(message)
         self.cdp_code = cdp_code
         self.method = method
+
+
+class RelayUnsupported(CdpError):
+    """chrome.debugger (the extension relay's only way into a tab) cannot run this method."""
+
+    code = "RELAY_UNSUPPORTED"
+    http_status = 501
 
 
 class NavigationFailed(ClawdError):
@@ -424,6 +437,13 @@ class RemoteSessionEnded(BrowserGone):
     connects a new one."""
 
     code = "REMOTE_SESSION_ENDED"
+    http_status = 503
+
+
+class RelayDisconnected(ClawdError):
+    """No browser extension is connected to the relay (profile chrome, DESIGN.md §15)."""
+
+    code = "RELAY_DISCONNECTED"
     http_status = 503
 
 

@@ -7,7 +7,7 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from clawd import errors
@@ -39,6 +39,7 @@ class Browser:
         hooks: Iterable[TabHook] = (),
         id_counter: Iterable[int] | None = None,
         window_per_tab: bool = False,
+        no_tab: Callable[[], Exception] | None = None,
     ):
         self.connection = connection
         self.profile = profile
@@ -48,6 +49,9 @@ class Browser:
         # headless: each tab its own window, so no tab is ever a background tab (headless Chromium
         # often never answers a screenshot of one); a person never sees these windows
         self.window_per_tab = window_per_tab
+        # with no tab, a call naming none opens about:blank, unless this says why it may not
+        # (the extension relay: only the user shares tabs)
+        self.no_tab = no_tab
         self._ids = id_counter or itertools.count(1)
         self._tabs: dict[str, Tab] = {}  # raw targetId -> Tab
         self._changed = threading.Condition(threading.RLock())
@@ -134,6 +138,8 @@ class Browser:
                     hook.attach(tab, pipelined, child=child)
                 except errors.BrowserGone:
                     raise
+                except errors.RelayUnsupported as exc:  # a feature the extension relay lacks
+                    log.warning("tab %s: %s: %s", tab.tab_id, type(hook).__name__, exc)
                 except Exception:  # one feature's bug must not leave the tab paused forever
                     log.exception("tab hook %s failed on %s", type(hook).__name__, tab.tab_id)
             if waiting:
@@ -243,8 +249,10 @@ class Browser:
         """A stable id, a label, a raw id or a unique raw-id prefix; None -> the last tab used,
         else the first page tab, else a new about:blank tab."""
         if key is None or key == "":
-            tab = self.last_used or next(iter(self.tabs()), None) or self.new_tab()
-            return self.use(tab)
+            tab = self.last_used or next(iter(self.tabs()), None)
+            if tab is None and self.no_tab is not None:
+                raise self.no_tab()
+            return self.use(tab or self.new_tab())
         key = str(key)
         if key in self._quarantined:
             raise errors.TabQuarantined(f"tab {key} was closed: {self._quarantined[key]}")

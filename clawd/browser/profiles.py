@@ -20,13 +20,17 @@ DRIVERS = ("managed", "existing-session", "remote", "sandbox")
 # keeps its user data (browser/user_chrome.py).
 # Grey, outside the palette: it takes no color from the profiles clawd creates.
 BUILTIN = {"user": ProfileConfig("user", driver="existing-session", color="#808080")}
+# There when the extension relay is enabled (relay.enabled): the tabs the user shares from their
+# everyday Chrome with the clawd extension (clawd/relay/, DESIGN.md §15).
+RELAY_PROFILE = ProfileConfig("chrome", driver="extension", color="#4285F4")
 # OpenClaw's name for its default managed profile (DESIGN.md §17): an alias of ours.
 DEFAULT_ALIAS = "openclaw"
 
 
 class ProfileRegistry:
-    def __init__(self, browser_config: BrowserConfig, layout: StateLayout):
+    def __init__(self, browser_config: BrowserConfig, layout: StateLayout, *, relay: bool = False):
         self._config = browser_config
+        self._builtin = {**BUILTIN, **({RELAY_PROFILE.name: RELAY_PROFILE} if relay else {})}
         self._layout = layout
         self._lock = threading.Lock()
         self._configured = dict(browser_config.profiles)
@@ -52,7 +56,7 @@ class ProfileRegistry:
         """The profile with its port and color filled in. Raises ProfileNotFound."""
         name = name or self.default_name
         with self._lock:
-            raw = self._configured.get(name) or self._created.get(name) or BUILTIN.get(name)
+            raw = self._configured.get(name) or self._created.get(name) or self._builtin.get(name)
             if raw is None and name == DEFAULT_ALIAS:
                 raw = self._default_managed()
             if raw is None:
@@ -79,13 +83,13 @@ class ProfileRegistry:
         """Configured profiles, those created at run time, then the built-in ones; the caller
         holds the lock."""
         names = list(self._configured) + [n for n in self._created if n not in self._configured]
-        return names + [n for n in BUILTIN if n not in names]
+        return names + [n for n in self._builtin if n not in names]
 
     def is_configured(self, name: str) -> bool:
         return name in self._configured
 
     def is_builtin(self, name: str) -> bool:
-        return name in BUILTIN and name not in self._configured and name not in self._created
+        return name in self._builtin and name not in self._configured and name not in self._created
 
     def create(
         self,
@@ -103,7 +107,7 @@ class ProfileRegistry:
         if driver is not None and driver not in DRIVERS:
             raise errors.InvalidRequest(f"driver must be one of {', '.join(DRIVERS)}")
         with self._lock:
-            if name in self._configured or name in self._created or name in BUILTIN:
+            if name in self._configured or name in self._created or name in self._builtin:
                 raise errors.ProfileExists(f"profile {name!r} already exists")
             profile = ProfileConfig(
                 name,
@@ -126,7 +130,7 @@ class ProfileRegistry:
                     f"profile {name!r} comes from the config file; remove it there"
                 )
             profile = self._created.pop(name, None)
-            if profile is None and name in BUILTIN:
+            if profile is None and name in self._builtin:
                 raise errors.Conflict(
                     f"profile {name!r} is built in (your own browser); it cannot be deleted"
                 )

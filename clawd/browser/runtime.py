@@ -37,6 +37,7 @@ class BrowserRuntime:
         hooks: Iterable[TabHook] = (),
         connect: Callable[..., Connection] = Connection,
         launch_args: Iterable[str] = (),
+        relay=None,
     ):
         self.profile = profile
         self.config = config
@@ -44,6 +45,7 @@ class BrowserRuntime:
         self.hooks = list(hooks)
         self._connect = connect
         self.launch_args = tuple(launch_args)  # clawd's own additions (strict mode's proxy)
+        self.relay = relay  # the extension relay (clawd/relay/server.py) for driver: extension
         self._lock = threading.RLock()
         self._ids = itertools.count(1)  # stable tab ids are never reused within a service run
         self.browser: Browser | None = None
@@ -93,6 +95,12 @@ class BrowserRuntime:
         browser = self.browser
         return browser is not None and not browser.connection.closed
 
+    def connect_if_free(self) -> None:
+        """Connect now when that launches nothing: profile chrome with its extension there, so
+        listing tabs shows the shared tabs without a start first."""
+        if self.kind == "extension" and not self.running() and self.relay and self.relay.connected:
+            self.ensure()
+
     # -- start --------------------------------------------------------------------------------
     def ensure(self) -> Browser:
         """The running browser, started (or connected) first when it is not. After a crash the
@@ -103,7 +111,7 @@ class BrowserRuntime:
                 self._sandbox.touch()  # its hot window counts from the last use
             return browser
         wait = self._retry_at - time.monotonic()
-        if wait > 0:
+        if wait > 0 and self.kind != "extension":  # asking the relay costs nothing: no back-off
             raise errors.BrowserGone(
                 f"profile {self.profile.name}: the browser failed to start "
                 f"{self._failures} time(s); next attempt in {wait:.1f} s"
@@ -158,6 +166,7 @@ class BrowserRuntime:
                 max_tabs=self.config.max_tabs if self.managed else None,
                 id_counter=self._ids,
                 window_per_tab=self.managed and bool(self.headless),
+                no_tab=_relay_no_tab if self.kind == "extension" else None,
             )
             browser.setup()
             if restored is not None and self.keeper.mode == "tabs":
@@ -284,6 +293,8 @@ class BrowserRuntime:
             )
         if kind == "sandbox":
             return self.sandbox.ensure()
+        if kind == "extension":
+            return _relay_endpoint(self.relay)
         if kind == "existing-session":
             if self.profile.user_data_dir is None:
                 self._found_user_data = user_chrome.find()
@@ -396,6 +407,7 @@ class BrowserRuntime:
             "tabCount": len(browser.tabs()) if browser else 0,
             **self._remote_status(),
             **({"sandbox": self.sandbox.status()} if self.kind == "sandbox" else {}),
+            **({"relay": _relay_status(self.relay)} if self.kind == "extension" else {}),
         }
 
     def _remote_status(self) -> dict:
@@ -406,6 +418,31 @@ class BrowserRuntime:
             "endpointsSkipped": list(self.skipped),
             **self.keeper.status(),
         }
+
+
+def _relay_endpoint(relay) -> str:
+    """The relay's DevTools websocket, once the extension is connected."""
+    if relay is None:
+        raise errors.RelayDisconnected(
+            "the extension relay is off: set relay.enabled: true and restart clawd"
+        )
+    if not relay.connected:
+        raise errors.RelayDisconnected(
+            f"no clawd extension is connected to the relay on 127.0.0.1:{relay.port}: open "
+            "Chrome with the clawd extension and pair it (its options page: relay port and token)"
+        )
+    return relay.browser_ws_url
+
+
+def _relay_no_tab() -> Exception:
+    return errors.RelayNoTab(
+        "no tab is shared with clawd: click the clawd button on the tab to share "
+        "(the badge shows ON)"
+    )
+
+
+def _relay_status(relay) -> dict:
+    return relay.status() if relay is not None else {"enabled": False, "connected": False}
 
 
 def _devtools_active_port(user_data_dir: pathlib.Path) -> str:

@@ -343,7 +343,11 @@ class Connection:
                 return  # its caller timed out and left
             if "error" in message:
                 err = message["error"] or {}
-                reply.error = errors.CdpError(
+                # the extension relay names what chrome.debugger cannot run (clawd/relay/)
+                kind = errors.CdpError
+                if err.get("clawdCode") == errors.RelayUnsupported.code:
+                    kind = errors.RelayUnsupported
+                reply.error = kind(
                     err.get("message", "unknown DevTools error")
                     + (f": {err['data']}" if err.get("data") else ""),
                     cdp_code=err.get("code"),

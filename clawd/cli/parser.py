@@ -16,6 +16,7 @@ from clawd.cli.commands import (
     config_cmd,
     debug,
     doctor,
+    extension,
     mcp,
     page,
     sandbox,
@@ -777,6 +778,7 @@ def _service(sub) -> None:
     )
     p.add_argument("--force", action="store_true", help="replace PATH when it exists")
     sandbox.add_parsers(sub, _command, _group)
+    _extension(sub)
     p = _command(sub, "mcp", mcp.mcp, "serve clawd as MCP tools over stdio", needs_service=False)
     p.add_argument(
         "--tools",
@@ -784,6 +786,29 @@ def _service(sub) -> None:
         default="single",
         help="single: one browser tool with an action field; split: one tool per action",
     )
+
+
+def _extension(sub) -> None:
+    _, actions = _group(
+        sub,
+        "extension",
+        "the clawd Chrome extension that shares your own tabs (profile chrome, relay.enabled)",
+        needs_service=False,
+    )
+    _command(
+        actions,
+        "path",
+        extension.path,
+        "print the extension's folder, to load unpacked in chrome://extensions",
+        needs_service=False,
+    )
+    p = _command(
+        actions, "pack", extension.pack, "write the extension as a zip", needs_service=False
+    )
+    p.add_argument(
+        "--out", metavar="ZIP", help="where to write it (default: ./clawd-extension.zip)"
+    )
+    p.add_argument("--force", action="store_true", help="replace ZIP when it exists")
 
 
 def _serve(sub) -> None:

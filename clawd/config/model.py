@@ -130,8 +130,8 @@ class SandboxConfig:
 
 @dataclass(frozen=True)
 class ProfileConfig:
-    """One entry of browser.profiles. `driver` is managed | remote | existing-session;
-    a profile with `cdp_url` is remote whatever `driver` says."""
+    """One entry of browser.profiles. `driver` is managed | remote | existing-session | sandbox |
+    extension; a profile with `cdp_url` is remote whatever `driver` says."""
 
     name: str
     driver: str = "managed"
@@ -141,13 +141,13 @@ class ProfileConfig:
     user_data_dir: str | None = None
     attach_only: bool | None = None  # None: inherit browser.attachOnly
     remote: RemoteOptions = field(default_factory=RemoteOptions)
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
 
     @property
     def cdp_urls(self) -> tuple[str, ...]:
         if not self.cdp_url:
             return ()
         return (self.cdp_url,) if isinstance(self.cdp_url, str) else tuple(self.cdp_url)
-    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
 
     @property
     def kind(self) -> str:
@@ -290,6 +290,15 @@ class ToolsConfig:
 
 
 @dataclass(frozen=True)
+class RelayConfig:
+    """relay: the Chrome extension relay (clawd/relay/, DESIGN.md §15)."""
+
+    enabled: bool = False
+    port: int = 18792
+    token: str | None = None  # None: the service token
+
+
+@dataclass(frozen=True)
 class Config:
     server: ServerConfig = field(default_factory=ServerConfig)
     browser: BrowserConfig = field(default_factory=BrowserConfig)
@@ -297,6 +306,7 @@ class Config:
     nodes: Mapping[str, NodeConfig] = field(default_factory=dict)
     web: WebConfig = field(default_factory=WebConfig)
     tools: ToolsConfig = field(default_factory=ToolsConfig)
+    relay: RelayConfig = field(default_factory=RelayConfig)
     home: pathlib.Path = field(default_factory=lambda: state_home())
     source: str | None = None  # the file it was read from, None for built-in defaults
 

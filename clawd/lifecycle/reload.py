@@ -20,6 +20,7 @@ RESTART_ONLY = (
     ("server", "server"),
     ("browser.ssrfPolicy", "browser.ssrf_policy"),
     ("browser.cdpPortRangeStart", "browser.cdp_port_range_start"),
+    ("relay", "relay"),  # its listener and profile chrome are made at start
 )
 
 
@@ -147,7 +148,7 @@ def _keep_restart_only(old: Config, new: Config) -> Config:
         ssrf_policy=old.browser.ssrf_policy,
         cdp_port_range_start=old.browser.cdp_port_range_start,
     )
-    return dataclasses.replace(new, server=old.server, browser=browser)
+    return dataclasses.replace(new, server=old.server, browser=browser, relay=old.relay)
 
 
 def _browser_settings(config: Config):

@@ -75,8 +75,10 @@ def diagnose(
     *,
     profiles: Iterable[ProfileConfig] | None = None,
     probes: Probes | None = None,
+    relay: dict | None = None,
 ) -> dict:
-    """Every check, and ok=false when any is an error."""
+    """Every check, and ok=false when any is an error. `relay`: the running relay's status
+    (the service passes it; before a start there is none)."""
     probes = probes or Probes()
     profiles = list(config.browser.profiles.values() if profiles is None else profiles)
     checks = [
@@ -90,6 +92,7 @@ def diagnose(
         *check_ports(config, profiles, probes),
         check_trash(layout),
         *(Check(*c) for c in probes.sandbox(profiles, probes.sandbox_warnings)),
+        check_relay(config, relay, probes),
     ]
     return {"ok": all(c.level != ERROR for c in checks), "checks": [c.as_dict() for c in checks]}
 
@@ -149,6 +152,30 @@ def check_evaluate(config: Config) -> Check:
         WARN,
         "browser.evaluateEnabled is true: an agent (or a page that steers it) can "
         "run arbitrary JavaScript in any open page; set it false if not needed",
+    )
+
+
+def check_relay(config: Config, status: dict | None, probes: Probes) -> Check:
+    """The extension relay (profile chrome): is the extension connected, how many tabs shared."""
+    relay = config.relay
+    if not relay.enabled:
+        return Check("relay", OK, "relay.enabled is false: profile chrome (your own Chrome) is off")
+    if status is None:
+        if relay.port and probes.port_in_use(relay.port):
+            return Check("relay", ERROR, f"relay.port {relay.port} is taken by another program")
+        return Check("relay", OK, f"the relay will listen on 127.0.0.1:{relay.port}")
+    if not status.get("connected"):
+        return Check(
+            "relay",
+            WARN,
+            f"no clawd extension is connected to 127.0.0.1:{status.get('port')}: load it "
+            "unpacked (clawd-browser extension path) and pair it in its options page",
+        )
+    return Check(
+        "relay",
+        OK,
+        f"the clawd extension {status.get('extensionVersion') or ''} is connected; "
+        f"{status.get('sharedTabs', 0)} tab(s) shared",
     )
 
 

@@ -10,7 +10,7 @@ import threading
 from clawd import errors
 from clawd.browser.profiles import ProfileRegistry
 from clawd.browser.runtime import BrowserRuntime
-from clawd.config.model import Config, StateLayout
+from clawd.config.model import Config, RelayConfig, StateLayout
 from clawd.page.hooks import tab_hooks
 from clawd.page.observe.interception import NavigationGuard
 from clawd.sandbox.tokens import ObserveTokens
@@ -35,10 +35,11 @@ class Service:
         )
         self.guard = NavigationGuard(self.policy, strict=config.browser.ssrf_policy.strict)
         self.hooks = [*tab_hooks(self.guard, self.layout), *extra_hooks]
-        self.profiles = ProfileRegistry(config.browser, self.layout)
         self.auth = authenticator_for(
             config.server.auth.token, config.server.auth.password, self.layout.auth_token
         )
+        self.relay = start_relay(config.relay, self.auth.token)
+        self.profiles = ProfileRegistry(config.browser, self.layout, relay=self.relay is not None)
         self.request_guard = RequestGuard([config.server.host])
         self.media = MediaStore(self.layout.media)
         # strict: every request of a managed browser goes through a proxy that pins DNS answers
@@ -80,6 +81,7 @@ class Service:
                     self.layout,
                     hooks=self.hooks,
                     launch_args=self.proxy.chromium_args() if self.proxy else (),
+                    relay=self.relay,
                 )
                 self._runtimes[profile.name] = runtime
             return runtime
@@ -105,6 +107,18 @@ class Service:
         if self.proxy is not None:
             self.proxy.stop()
             self.proxy = None
+        if self.relay is not None:
+            self.relay.stop()
+            self.relay = None
+
+
+def start_relay(relay: RelayConfig, service_token: str | None):
+    """The extension relay when relay.enabled (its token defaults to the service token)."""
+    if not relay.enabled:
+        return None
+    from clawd.relay.server import RelayServer  # websockets is imported only when it is on
+
+    return RelayServer(relay.token or service_token or "", port=relay.port).start()
 
 
 def with_allowed_hosts(config: Config, hosts) -> Config:

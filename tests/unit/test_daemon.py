@@ -133,6 +133,21 @@ def test_reload_keeps_what_needs_a_restart_and_refuses_a_new_default_profile(tmp
         d.server.server_close()
 
 
+def test_reload_keeps_the_relay_as_it_started(tmp_path, caplog):
+    old = _config(tmp_path)
+    relayed = dataclasses.replace(old, relay=dataclasses.replace(old.relay, enabled=True))
+    d = daemon.Daemon(old, load=lambda: relayed, env={})
+    d.build()
+    try:
+        with caplog.at_level(logging.WARNING):
+            assert d.reload() is True
+        assert d.service.config.relay.enabled is False and d.service.relay is None
+        assert "relay changed; that takes effect after a restart" in caplog.text
+        assert "chrome" not in d.service.profiles.names()
+    finally:
+        d.server.server_close()
+
+
 def test_in_flight_waits_for_requests_and_names_the_stragglers():
     in_flight = InFlight()
     assert in_flight.wait_idle(0.01)

@@ -39,6 +39,7 @@ class DownloadManager:
         # which tab a download came from: raw targetId (the frameId of its main frame) -> Tab;
         # registered on attach, forgotten on detach, read on the event thread
         self._tabs: dict[str, Tab] = {}
+        self.unsupported: errors.RelayUnsupported | None = None
 
     def start(self) -> None:
         self.staging.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -47,10 +48,14 @@ class DownloadManager:
         events.subscribe("Browser.downloadProgress", self._on_progress, None)
         bridge = filebridge.bridge_for(self.root.connection)  # a sandbox writes in its container
         where = bridge.download_dir if bridge is not None else str(self.staging)
-        self.root.call(
-            "Browser.setDownloadBehavior",
-            {"behavior": "allowAndName", "eventsEnabled": True, "downloadPath": where},
-        )
+        try:
+            self.root.call(
+                "Browser.setDownloadBehavior",
+                {"behavior": "allowAndName", "eventsEnabled": True, "downloadPath": where},
+            )
+        except errors.RelayUnsupported as exc:  # the extension relay: waits would never end
+            self.unsupported = exc
+            raise
 
     def register(self, tab: Tab) -> None:
         with self._cond:
@@ -232,6 +237,8 @@ def wait_next(browser, deadline: float, *, after: int | None = None) -> dict:
     manager = _manager(browser)
     if manager is None:
         raise errors.ClawdError("downloads are not set up for this browser")
+    if manager.unsupported is not None:
+        raise manager.unsupported
     return manager.wait(deadline, after=after)
 
 

@@ -224,6 +224,8 @@ def grant_permissions(req: Request) -> dict:
     browser = req.browser()
     try:
         browser.root.call("Browser.grantPermissions", params)
+    except errors.RelayUnsupported:
+        raise
     except errors.CdpError as exc:
         raise errors.InvalidRequest(f"Chromium refused the permissions: {exc.message}") from None
     return {"ok": True, "granted": permissions, "origin": a.get("origin")}

@@ -24,6 +24,8 @@ def status(req: Request) -> dict:
 def _extra_status(req: Request, runtime) -> dict:
     """Per-tab settings and counters the page modules report (emulation, buffers)."""
     report = {}
+    if req.service.relay is not None:  # whichever profile: is the extension there, tabs shared
+        report["relay"] = req.service.relay.status()
     browser = runtime.browser if runtime.running() else None
     if browser is not None:  # counters include every event that reached us before this request
         browser.connection.events.flush(2.0)

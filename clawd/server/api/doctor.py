@@ -20,5 +20,10 @@ def report(req: Request) -> dict:
         for r in service.running_runtimes()
         if r.sandbox is not None and r.sandbox.warning
     }
-    probes = doctor.Probes(own_ports=own, sandbox_warnings=warnings)
-    return doctor.diagnose(service.config, service.layout, profiles=profiles, probes=probes)
+    return doctor.diagnose(
+        service.config,
+        service.layout,
+        profiles=profiles,
+        probes=doctor.Probes(own_ports=own, sandbox_warnings=warnings),
+        relay=service.relay.status() if service.relay is not None else None,
+    )

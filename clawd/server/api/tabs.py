@@ -12,6 +12,7 @@ from clawd.server.routing import Request
 
 def list_tabs(req: Request) -> dict:
     runtime = req.runtime()
+    runtime.connect_if_free()
     if not runtime.running():
         return {"ok": True, "running": False, "tabs": []}
     tabs = _tab_dicts(runtime.browser)
