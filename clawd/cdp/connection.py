@@ -78,6 +78,12 @@ class Pending:
             raise self._reply.error
         return self._reply.result
 
+    def wait(self, timeout: float) -> bool:
+        """True once the reply is in (`result` then returns at once); False when `timeout` passed
+        first, the call still pending (a caller that waits in slices checks other things
+        between them)."""
+        return self._connection._wait_for(self._reply, time.monotonic() + timeout)
+
     def discard(self) -> None:
         """Nobody will wait for this reply: drop it from the pending table."""
         self._connection._forget(self._call_id)
