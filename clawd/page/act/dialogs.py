@@ -167,12 +167,18 @@ def guarded_call(
 
 
 def guarded_calls(
-    tab: Tab, session: Session, calls: list[tuple[str, dict | None]], deadline: float
-) -> list[dict]:
+    tab: Tab,
+    session: Session,
+    calls: list[tuple[str, dict | None]],
+    deadline: float,
+    *,
+    errors_as_values: bool = False,
+) -> list:
     """The replies of `calls`, all sent at once (Chrome runs one session's commands in the order
     they came): one round trip for a chain whose steps do not need each other's answers. Each
     reply is waited for as guarded_call does; on any failure the calls not answered yet are
-    dropped (their late replies find no waiter)."""
+    dropped (their late replies find no waiter). With `errors_as_values`, a call Chrome refused
+    gives its CdpError in its place instead of raising it."""
     dialogs = state(tab)
     if dialogs.pending:
         raise DialogOpened()
@@ -180,14 +186,14 @@ def guarded_calls(
         raise errors.ActTimeout(f"the action ran out of time before {calls[0][0]}")
     sent = [session.send(method, params) for method, params in calls]
     try:
-        return [_guarded_result(dialogs, pending, deadline) for pending in sent]
+        return [_guarded_result(dialogs, p, deadline, errors_as_values) for p in sent]
     except BaseException:
         for pending in sent:
             pending.discard()
         raise
 
 
-def _guarded_result(dialogs: DialogState, pending, deadline: float) -> dict:
+def _guarded_result(dialogs: DialogState, pending, deadline: float, errors_as_values: bool):
     """The reply, waited for on this thread (no hand-off: it cost 0.2-0.3 ms a call) in slices of
     DIALOG_POLL, between which an opened dialog or the deadline ends the wait."""
     while not pending.wait(max(0.0, min(DIALOG_POLL, deadline - time.monotonic()))):
@@ -195,4 +201,9 @@ def _guarded_result(dialogs: DialogState, pending, deadline: float) -> dict:
             raise DialogOpened()
         if time.monotonic() >= deadline:
             raise errors.ActTimeout(f"{pending.method} did not answer before the action's deadline")
-    return pending.result(0)
+    try:
+        return pending.result(0)
+    except errors.CdpError as exc:
+        if errors_as_values:
+            return exc
+        raise
