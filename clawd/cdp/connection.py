@@ -158,6 +158,38 @@ class Connection:
             raise errors.BrowserGone(f"browser connection lost while sending {method}") from exc
         return Pending(self, call_id, method, reply)
 
+    def send_many(
+        self, calls: list[tuple[str, dict | None]], *, session_id: str | None = None
+    ) -> list[Pending]:
+        """send() for several commands of one session, written to the socket at once (Chrome
+        runs them in this order); their Pendings in the same order."""
+        replies = [_Reply(session_id) for _ in calls]
+        with self._lock:
+            if self._close_reason is not None:
+                raise errors.BrowserGone(f"browser connection closed ({self._close_reason})")
+            ids = [next(self._ids) for _ in calls]
+            for call_id, reply in zip(ids, replies):
+                self._pending[call_id] = reply
+        messages = []
+        for call_id, (method, params) in zip(ids, calls):
+            message = {"id": call_id, "method": method, "params": params or {}}
+            if session_id:
+                message["sessionId"] = session_id
+            messages.append(json.dumps(message))
+        try:
+            self._transport.send_many(messages)
+        except Exception as exc:
+            for call_id in ids:
+                self._forget(call_id)
+            self._shutdown(f"send failed: {exc}")
+            raise errors.BrowserGone(
+                f"browser connection lost while sending {calls[0][0]}"
+            ) from exc
+        return [
+            Pending(self, call_id, method, reply)
+            for call_id, (method, _), reply in zip(ids, calls, replies)
+        ]
+
     def fail_session(self, session_id: str, error: BaseException) -> int:
         """Fail at once every pending call of one session (its renderer crashed and will never
         answer). Returns how many calls were failed."""

@@ -184,7 +184,7 @@ def guarded_calls(
         raise DialogOpened()
     if deadline - time.monotonic() <= 0:
         raise errors.ActTimeout(f"the action ran out of time before {calls[0][0]}")
-    sent = [session.send(method, params) for method, params in calls]
+    sent = session.send_many(calls) if len(calls) > 1 else [session.send(*calls[0])]
     try:
         return [_guarded_result(dialogs, p, deadline, errors_as_values) for p in sent]
     except BaseException:

@@ -255,8 +255,10 @@ def chrome_names(walk: Walk, context: int) -> list[str | None]:
 def pipelined(session: Session, calls: list[tuple[str, dict]], walk: Walk) -> list[dict | None]:
     """Every call sent at once, then the replies collected in order, so the round trips overlap;
     None where a call failed."""
+    wanted = [(m, p) for m, p in calls if not any(v is None for v in p.values())]
+    written = iter(session.send_many(wanted) if wanted else [])
     sent = [
-        None if any(v is None for v in params.values()) else session.send(method, params)
+        None if any(v is None for v in params.values()) else next(written)
         for method, params in calls
     ]
     out: list[dict | None] = []
