@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Act latency (issue 4): POST /act evaluate "() => 1" next to Playwright's in-process
-page.evaluate("() => 1") in the same run, and a click by ref on a settled page.
+"""Act latency (issues 4, 16): POST /act evaluate "() => 1" next to Playwright's in-process
+page.evaluate("() => 1") in the same run, and a click by ref on a settled page, timed in
+alternating rounds. "raw" is the same request over a hand-written keep-alive socket
+(latency.RawHttp): the service's figure without http.client's own parsing.
 Usage: bench/act_latency.py [--n 500] [--json OUT]; bench/latency.py runs it too."""
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ import argparse
 import http.client
 import json
 
-from common import Site, print_table, start_service_process, summary, timed, write_json
+from common import Site, interleaved, print_table, start_service_process, summary, write_json
+from latency import RawHttp
 
 EVALUATE = json.dumps({"kind": "evaluate", "fn": "() => 1"})
 
@@ -31,76 +34,96 @@ class Http:
         return data
 
 
-def clawd_figures(n: int, site: Site) -> dict:
+def act_figures(n: int) -> dict:
+    """clawd and Playwright set up side by side, then timed in alternating rounds (common.py
+    `interleaved`), so both see the same machine: the ratio survives a loaded host."""
+    from playwright.sync_api import sync_playwright
+
+    site = Site()
     running = start_service_process()  # a process of its own, as Playwright's driver is
     try:
         client = running.client()
         client.start()
         tab = client.open(site.url("/act/forms.html"))
         http = Http(running.url, client.token)
+        raw = RawHttp(running.url, client.token)
         query = f"?targetId={tab['tabId']}"
-        evaluate = summary(timed(lambda: http.post("/act" + query, EVALUATE), n))
         refs = client.snapshot(target_id=tab["tabId"])["refs"]
         ref = next(r for r, v in refs.items() if v["role"] == "button" and v["name"] == "Count")
         click_body = json.dumps({"kind": "click", "ref": ref})
-        click = summary(timed(lambda: http.post("/act" + query, click_body), min(n, 200)))
-        return {"evaluate": evaluate, "click": click}
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path="/usr/bin/chromium",
+                args=["--no-sandbox", "--disable-gpu", "--disable-quic"],
+            )
+            page = browser.new_page()
+            page.goto(site.url("/act/forms.html"))
+            button = page.get_by_role("button", name="Count", exact=True)
+            evaluate = interleaved(
+                {
+                    "clawd": lambda: http.post("/act" + query, EVALUATE),
+                    "clawd raw": lambda: raw("POST", "/act" + query, EVALUATE),
+                    "playwright": lambda: page.evaluate("() => 1"),
+                },
+                n,
+            )
+            clicks = min(n, 200)
+            click = interleaved(
+                {
+                    "clawd": lambda: http.post("/act" + query, click_body),
+                    "clawd raw": lambda: raw("POST", "/act" + query, click_body),
+                    "playwright": lambda: button.click(),
+                },
+                clicks,
+                warmup=10,
+            )
+            browser.close()
     finally:
         running.close()
-
-
-def playwright_figures(n: int, site: Site) -> dict:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic"],
-        )
-        page = browser.new_page()
-        page.goto(site.url("/act/forms.html"))
-        evaluate = summary(timed(lambda: page.evaluate("() => 1"), n))
-        button = page.get_by_role("button", name="Count", exact=True)
-        click = summary(timed(lambda: button.click(), min(n, 200)))
-        browser.close()
-        return {"evaluate": evaluate, "click": click}
-
-
-def act_figures(n: int) -> dict:
-    site = Site()
-    try:
-        clawd = clawd_figures(n, site)
-        try:
-            peer = playwright_figures(n, site)
-        except ImportError:
-            peer = None
-    finally:
         site.close()
+    figures = {
+        who: {"evaluate": summary(evaluate[who]), "click": summary(click[who])}
+        for who in ("clawd", "clawd raw", "playwright")
+    }
     rows = []
     for name, label in (
         ("evaluate", 'evaluate "() => 1"'),
         ("click", "click by ref, settled page"),
     ):
-        ours = clawd[name]
-        theirs = peer[name] if peer else None
-        ratio = f"{ours['p50'] / theirs['p50']:.2f}" if theirs else "-"
+        ours, raw_, theirs = (figures[w][name] for w in ("clawd", "clawd raw", "playwright"))
         rows.append(
             [
                 label,
                 ours["p50"],
                 ours["p99"],
-                theirs["p50"] if theirs else "-",
-                theirs["p99"] if theirs else "-",
-                ratio,
+                raw_["p50"],
+                theirs["p50"],
+                theirs["p99"],
+                f"{ours['p50'] / theirs['p50']:.2f}",
+                f"{raw_['p50'] / theirs['p50']:.2f}",
             ]
         )
     print_table(
-        f"act latency, ms (clawd POST /act over keep-alive HTTP vs Playwright in-process; "
-        f"n={n}, clicks n={min(n, 200)})",
-        ["call", "clawd p50", "clawd p99", "playwright p50", "playwright p99", "p50 ratio"],
+        f"act latency, ms (clawd POST /act over one keep-alive HTTP connection, http.client and "
+        f"a raw socket, vs Playwright in-process; {n} evaluates, {clicks} clicks each, "
+        f"10 interleaved rounds)",
+        [
+            "call",
+            "clawd p50",
+            "clawd p99",
+            "raw p50",
+            "playwright p50",
+            "playwright p99",
+            "p50 ratio",
+            "raw ratio",
+        ],
         rows,
     )
-    return {"clawd": clawd, "playwright": peer}
+    return {
+        "clawd": figures["clawd"],
+        "clawdRaw": figures["clawd raw"],
+        "playwright": figures["playwright"],
+    }
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import math
 import pathlib
 import shutil
@@ -29,8 +30,38 @@ from tests.support.browser import service_config  # noqa: E402
 from tests.support.service import RunningService  # noqa: E402
 from tests.support.site import Site  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
+# the shared documents sit next to the checkout (/work/main) or above a worktree (/work/wt/x)
+CORPUS = next(
+    (
+        c
+        for c in (ROOT.parent / "shared" / "corpus", ROOT.parent.parent / "shared" / "corpus")
+        if c.is_dir()
+    ),
+    ROOT.parent / "shared" / "corpus",
+)
 RESOLVER = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
+
+
+class BlockedCount(logging.Handler):
+    """Counts the requests the navigation policy refused (logged at debug by
+    page/observe/interception.py: a corpus page's outside hosts), so the table can say how many
+    there were without printing one line each."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().startswith("blocked "):
+            self.count += 1
+
+    @classmethod
+    def install(cls) -> BlockedCount:
+        handler = cls()
+        logger = logging.getLogger("clawd.security")
+        logger.setLevel(logging.DEBUG)
+        logger.addHandler(handler)
+        return handler
 
 
 def prepare_pages(source: pathlib.Path) -> pathlib.Path:
@@ -90,6 +121,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     rows = []
+    blocked = BlockedCount.install()
     with (
         corpus_session(args.corpus, args.only) as (pages, site, running, client),
         sync_playwright() as pw,
@@ -100,7 +132,9 @@ def main() -> None:
         tab = client.open(site.url("/" + pages[0]))
         for name in pages:
             url = site.url("/" + name)
+            before = blocked.count
             rows.append(measure(client, tab, pw_page, url, name, args.runs))
+            rows[-1]["blocked"] = blocked.count - before
             print_row(rows[-1])
         browser.close()
     summary(rows)
@@ -143,7 +177,7 @@ def print_row(row: dict) -> None:
     print(
         f"{row['page']:46s} {row['clawd_ms']:8.1f} {row['playwright_ms']:8.1f} {row['ratio']:6.2f} "
         f"{row['clawd_chars']:8d} {row['playwright_chars']:8d} {row['efficient_chars']:6d} "
-        f"{row['chrome_names']:5d}",
+        f"{row['chrome_names']:5d} {row['blocked']:7d}",
         flush=True,
     )
 
@@ -152,7 +186,11 @@ def summary(rows: list[dict]) -> None:
     geo = math.exp(sum(math.log(r["ratio"]) for r in rows) / len(rows))
     print(
         f"\n{'page':46s} {'clawd':>8s} {'pw':>8s} {'ratio':>6s} {'chars':>8s} "
-        f"{'pwchars':>8s} {'eff':>6s} {'chrome':>5s}"
+        f"{'pwchars':>8s} {'eff':>6s} {'chrome':>5s} {'blocked':>7s}"
+    )
+    print(
+        f"requests refused by the navigation policy (outside hosts; logged at debug): "
+        f"{sum(r['blocked'] for r in rows)}"
     )
     print(f"geometric-mean ratio clawd/playwright over {len(rows)} pages: {geo:.3f}")
 

@@ -78,6 +78,12 @@ class Pending:
             raise self._reply.error
         return self._reply.result
 
+    def wait(self, timeout: float) -> bool:
+        """True once the reply is in (`result` then returns at once); False when `timeout` passed
+        first, the call still pending (a caller that waits in slices checks other things
+        between them)."""
+        return self._connection._wait_for(self._reply, time.monotonic() + timeout)
+
     def discard(self) -> None:
         """Nobody will wait for this reply: drop it from the pending table."""
         self._connection._forget(self._call_id)
@@ -156,6 +162,38 @@ class Connection:
             self._shutdown(f"send failed: {exc}")
             raise self._gone(f"lost while sending {method}") from exc
         return Pending(self, call_id, method, reply)
+
+    def send_many(
+        self, calls: list[tuple[str, dict | None]], *, session_id: str | None = None
+    ) -> list[Pending]:
+        """send() for several commands of one session, written to the socket at once (Chrome
+        runs them in this order); their Pendings in the same order."""
+        replies = [_Reply(session_id) for _ in calls]
+        with self._lock:
+            if self._close_reason is not None:
+                raise errors.BrowserGone(f"browser connection closed ({self._close_reason})")
+            ids = [next(self._ids) for _ in calls]
+            for call_id, reply in zip(ids, replies):
+                self._pending[call_id] = reply
+        messages = []
+        for call_id, (method, params) in zip(ids, calls):
+            message = {"id": call_id, "method": method, "params": params or {}}
+            if session_id:
+                message["sessionId"] = session_id
+            messages.append(json.dumps(message))
+        try:
+            self._transport.send_many(messages)
+        except Exception as exc:
+            for call_id in ids:
+                self._forget(call_id)
+            self._shutdown(f"send failed: {exc}")
+            raise errors.BrowserGone(
+                f"browser connection lost while sending {calls[0][0]}"
+            ) from exc
+        return [
+            Pending(self, call_id, method, reply)
+            for call_id, (method, _), reply in zip(ids, calls, replies)
+        ]
 
     def fail_session(self, session_id: str, error: BaseException) -> int:
         """Fail at once every pending call of one session (its renderer crashed and will never

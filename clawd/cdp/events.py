@@ -20,6 +20,10 @@ class EventBus:
         # (method, session_id | ANY_SESSION) -> list of handlers
         self._subs: dict[tuple, list[Handler]] = {}
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        # events put on the queue (by the one thread reading the socket at a time) and handled
+        # (by the dispatcher): equal means nothing published is still waiting for its handlers
+        self._published = 0
+        self._handled = 0
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
@@ -50,13 +54,18 @@ class EventBus:
 
     def publish(self, method: str, params: dict, session_id: str | None) -> None:
         """Called by whichever thread reads the socket: only enqueues."""
+        self._published += 1
         self._queue.put((method, params, session_id))
 
     def close(self) -> None:
         self._queue.put(None)
 
     def flush(self, timeout: float = 5.0) -> bool:
-        """Wait until every event published so far has been handled (tests and orderly shutdown)."""
+        """Wait until every event published so far has been handled. At once when none is
+        waiting: a hand-off to the dispatcher thread and back cost 0.05-1 ms on a loaded host,
+        the largest piece of a trivial act."""
+        if self._handled == self._published:
+            return True
         done = threading.Event()
         self._queue.put(done)
         return done.wait(timeout)
@@ -81,3 +90,4 @@ class EventBus:
                     handler(params)
                 except Exception:  # a subscriber's bug must not stop event delivery
                     log.exception("event handler for %s failed", method)
+            self._handled += 1

@@ -65,6 +65,19 @@ class Session:
         except errors.CdpError:
             return None
 
+    def send_many(self, calls: list[tuple[str, dict | None]]) -> list:
+        """Several commands written at once (pipelined; Chrome runs them in order): their
+        Pendings."""
+        return self.connection.send_many(calls, session_id=self.session_id)
+
+    def send_and_forget(self, method: str, params: dict | None = None) -> None:
+        """Send a command whose answer nobody needs (releasing handles): no round trip waited
+        for; its reply, or error, is dropped when it comes."""
+        try:
+            self.connection.send(method, params, session_id=self.session_id).discard()
+        except errors.BrowserGone:
+            pass
+
     def on(self, event: str, handler: Callable[[dict], None]) -> Callable[[], None]:
         return self.connection.events.subscribe(event, handler, self.session_id)
 

@@ -1,7 +1,7 @@
 """A fake DevTools transport for Connection tests: recv() takes from an inbox the test feeds,
 send() records what clawd sent so the test can answer the right id. No network, no browser.
 It has the surface of clawd.cdp.transport.WebSocketTransport: recv(timeout), wait(), ready(),
-interrupt(), send(), close(), release()."""
+interrupt(), send(), send_many(), close(), release()."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ class FakeWebSocket:
         self.close_calls = 0
         self.released = False
         self.recv_threads: set[str] = set()
+        self.writes = 0  # send_many calls (one write each)
 
     # -- the transport surface Connection uses --------------------------------------------------
     def send(self, data: str) -> None:
@@ -30,6 +31,14 @@ class FakeWebSocket:
             raise self.send_error
         with self._cond:
             self.sent.append(json.loads(data))
+            self._cond.notify_all()
+
+    def send_many(self, texts: list[str]) -> None:
+        if self.send_error is not None:
+            raise self.send_error
+        with self._cond:
+            self.sent.extend(json.loads(text) for text in texts)
+            self.writes += 1
             self._cond.notify_all()
 
     def recv(self, timeout: float | None) -> str | bytes:

@@ -96,6 +96,43 @@ def test_out_of_order_replies_reach_their_own_callers_across_threads(conn, fake)
     assert conn._pending == {}
 
 
+def test_send_many_writes_once_in_order_and_each_pending_gets_its_own_reply(conn, fake):
+    session = Session(conn, "S1", target_id="T1")
+    pendings = session.send_many([("A.one", {"n": 1}), ("A.two", None), ("A.three", {"n": 3})])
+    sent = fake.wait_sent(3)
+    assert fake.writes == 1
+    assert [m["method"] for m in sent] == ["A.one", "A.two", "A.three"]
+    assert all(m["sessionId"] == "S1" for m in sent) and sent[1]["params"] == {}
+    for message in reversed(sent):
+        fake.reply(message["id"], {"method": message["method"]})
+    assert [p.result(WAIT) for p in pendings] == [
+        {"method": "A.one"},
+        {"method": "A.two"},
+        {"method": "A.three"},
+    ]
+    assert conn._pending == {}
+
+
+def test_pending_wait_gives_up_without_forgetting_the_call(conn, fake):
+    pending = conn.send("Slow.call")
+    sent = fake.wait_call("Slow.call")
+    assert pending.wait(0.05) is False  # still pending: a later reply still reaches it
+    fake.reply(sent["id"], {"late": True})
+    assert pending.wait(WAIT) is True
+    assert pending.result(0) == {"late": True}
+
+
+def test_a_discarded_call_drops_its_late_reply(conn, fake):
+    pending = conn.send("Forgotten.call")
+    sent = fake.wait_call("Forgotten.call")
+    pending.discard()
+    fake.reply(sent["id"], {})
+    caller = Caller(conn, "Next.call")
+    fake.reply(fake.wait_call("Next.call")["id"], {"ok": 1})
+    assert caller.outcome() == ({"ok": 1}, None)
+    assert conn._pending == {}
+
+
 # -- who reads ----------------------------------------------------------------------------------
 def test_a_caller_reads_its_own_reply_when_nobody_else_reads(conn, fake):
     caller = Caller(conn, "Browser.getVersion")

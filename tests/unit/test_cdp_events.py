@@ -59,6 +59,24 @@ def test_events_are_delivered_in_order_on_the_dispatcher_thread(bus):
     assert threads == {"test-bus"}
 
 
+def test_flush_waits_for_a_slow_handler_and_answers_at_once_when_all_are_handled(bus):
+    release, started = threading.Event(), threading.Event()
+    got = []
+
+    def slow(params):
+        started.set()
+        release.wait(WAIT)
+        got.append(params["n"])
+
+    bus.subscribe("E", slow)
+    bus.publish("E", {"n": 1}, None)
+    assert started.wait(WAIT)
+    assert bus.flush(0.05) is False  # the handler still runs: not flushed
+    release.set()
+    assert bus.flush(WAIT) and got == [1]
+    assert bus.flush(0)  # nothing published since: true without waiting at all
+
+
 def test_unsubscribe_stops_delivery_and_leaves_other_handlers(bus):
     kept = collect(bus, "E", "S1")
     dropped = []

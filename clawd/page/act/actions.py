@@ -144,7 +144,7 @@ def _aftermath(ctx: Context, before: _Marks, blocked: bool) -> dict:
     tab, state, answer = ctx.tab, dialogs.state(ctx.tab), {}
     opened = ctx.browser.tabs_opened_since(before.started, opener=tab)
     if opened:
-        answer["openedTabs"] = [navigation.refresh(t).to_dict() for t in opened]
+        answer["openedTabs"] = [t.to_dict() for t in navigation.refresh_all(opened)]
     pending = state.public_pending()
     answer["dialogs"] = {"pending": pending}
     handled = state.handled_since(before.dialogs)

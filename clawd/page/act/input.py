@@ -13,7 +13,7 @@ from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
 from clawd.page.act import keys
-from clawd.page.act.dialogs import guarded_call
+from clawd.page.act.dialogs import guarded_call, guarded_calls
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4}
 _GENERIC_ROLES = {"generic", "none", "StaticText", "InlineTextBox", "LineBreak", "presentation", ""}
@@ -133,6 +133,12 @@ def prepare(element: Element, deadline: float, *, scroll: bool = True) -> dict:
         answer = element.call(_PREPARE, scroll, deadline=deadline)
     except errors.ActInvalidRequest:
         answer = None
+    return _prepared(element, answer, deadline, scroll=scroll)
+
+
+def _prepared(element: Element, answer: dict | None, deadline: float, *, scroll: bool) -> dict:
+    """_PREPARE's answer judged: an error for an element that cannot be acted on; an element in an
+    iframe scrolled into the tab's view."""
     state = (answer or {}).get("state", "detached")
     what = element.describe()
     if state == "detached":
@@ -148,6 +154,51 @@ def prepare(element: Element, deadline: float, *, scroll: bool = True) -> dict:
     if scroll and answer.get("framed"):
         _scroll_frames_into_view(element, deadline)
     return answer
+
+
+def _prepare_and_quads(element: Element, deadline: float) -> tuple[dict, list]:
+    """prepare() and the element's content quads in one round trip: Chrome runs a session's
+    commands in order, so the quads are taken after _PREPARE's scroll. An element in an iframe
+    is scrolled into the tab's view afterwards, and its quads are asked again."""
+    prepare_call = (
+        "Runtime.callFunctionOn",
+        {
+            "functionDeclaration": _PREPARE,
+            "objectId": element.object_id,
+            "returnByValue": True,
+            "arguments": [{"value": True}],
+        },
+    )
+    quads_call = ("DOM.getContentQuads", {"objectId": element.object_id})
+    replies = guarded_calls(
+        element.tab, element.session, [prepare_call, quads_call], deadline, errors_as_values=True
+    )
+    prepared, quads = replies
+    if isinstance(prepared, errors.CdpError):
+        raise prepared
+    answer = None if "exceptionDetails" in prepared else prepared.get("result", {}).get("value")
+    viewport = _prepared(element, answer, deadline, scroll=True)
+    if viewport.get("framed"):  # scrolled again since: the quads are old
+        return viewport, _content_quads(element, deadline)
+    if isinstance(quads, errors.CdpError):
+        raise errors.ActElementHidden(f"{element.describe()} has no box on the page")
+    return viewport, quads.get("quads") or []
+
+
+def _content_quads(element: Element, deadline: float) -> list:
+    try:
+        return (
+            guarded_call(
+                element.tab,
+                element.session,
+                "DOM.getContentQuads",
+                {"objectId": element.object_id},
+                deadline,
+            ).get("quads")
+            or []
+        )
+    except errors.CdpError:
+        raise errors.ActElementHidden(f"{element.describe()} has no box on the page") from None
 
 
 def _scroll_frames_into_view(element: Element, deadline: float) -> None:
@@ -170,22 +221,12 @@ def clickable_point(
     element: Element, deadline: float, *, check_covered: bool = True
 ) -> tuple[float, float]:
     """The element's visible center in the tab's viewport, after prepare(); covered -> 409."""
-    viewport = prepare(element, deadline)
-    if element.session is not element.tab.session:
+    if element.session is element.tab.session:
+        viewport, quads = _prepare_and_quads(element, deadline)
+    else:  # an out-of-process iframe: the tab draws its new place before the quads are asked
+        viewport = prepare(element, deadline)
         _await_frames(element.tab, deadline)
-    try:
-        quads = (
-            guarded_call(
-                element.tab,
-                element.session,
-                "DOM.getContentQuads",
-                {"objectId": element.object_id},
-                deadline,
-            ).get("quads")
-            or []
-        )
-    except errors.CdpError:
-        raise errors.ActElementHidden(f"{element.describe()} has no box on the page") from None
+        quads = _content_quads(element, deadline)
     # quads are in the viewport of the element's process's top frame: the tab's own for the page
     # and same-process iframes, the iframe's for an out-of-process one (offset into the tab's)
     ox, oy = frame_offset(element.tab, element.session, deadline)
@@ -366,9 +407,11 @@ def frame_offset(tab: Tab, session: Session, deadline: float) -> tuple[float, fl
 def mouse_move(
     tab: Tab, x: float, y: float, deadline: float, *, modifiers: int = 0, buttons: int = 0
 ) -> None:
-    guarded_call(
-        tab,
-        tab.session,
+    guarded_call(tab, tab.session, *_move(x, y, modifiers, buttons), deadline)
+
+
+def _move(x: float, y: float, modifiers: int = 0, buttons: int = 0) -> tuple[str, dict]:
+    return (
         "Input.dispatchMouseEvent",
         {
             "type": "mouseMoved",
@@ -378,7 +421,6 @@ def mouse_move(
             "buttons": buttons,
             "button": "left" if buttons else "none",
         },
-        deadline,
     )
 
 
@@ -393,9 +435,13 @@ def mouse_button(
     click_count: int = 1,
     modifiers: int = 0,
 ) -> None:
-    guarded_call(
-        tab,
-        tab.session,
+    guarded_call(tab, tab.session, *_button(kind, x, y, button, click_count, modifiers), deadline)
+
+
+def _button(
+    kind: str, x: float, y: float, button: str, click_count: int, modifiers: int
+) -> tuple[str, dict]:
+    return (
         "Input.dispatchMouseEvent",
         {
             "type": kind,
@@ -406,7 +452,6 @@ def mouse_button(
             "modifiers": modifiers,
             "buttons": BUTTONS[button] if kind == "mousePressed" else 0,
         },
-        deadline,
     )
 
 
@@ -421,30 +466,20 @@ def click_at(
     double: bool = False,
     delay_ms: int = 0,
 ) -> None:
-    mouse_move(tab, x, y, deadline, modifiers=modifiers)
+    """Move, press, release (twice for a double click), sent together: Chrome dispatches one
+    session's input in order, and the renderer runs a queued move before the press that follows
+    it. Waiting for the move alone cost a frame (16.7 ms): a mouseMoved is answered at the next
+    animation frame; pipelined, the click costs one round trip. With `delay_ms`, the release
+    goes out that long after the press was answered."""
+    chain = [_move(x, y, modifiers)]
     for count in (1, 2) if double else (1,):
-        mouse_button(
-            tab,
-            "mousePressed",
-            x,
-            y,
-            deadline,
-            button=button,
-            click_count=count,
-            modifiers=modifiers,
-        )
+        chain.append(_button("mousePressed", x, y, button, count, modifiers))
         if delay_ms:
+            guarded_calls(tab, tab.session, chain, deadline)
             _sleep(delay_ms / 1000, deadline)
-        mouse_button(
-            tab,
-            "mouseReleased",
-            x,
-            y,
-            deadline,
-            button=button,
-            click_count=count,
-            modifiers=modifiers,
-        )
+            chain = []
+        chain.append(_button("mouseReleased", x, y, button, count, modifiers))
+    guarded_calls(tab, tab.session, chain, deadline)
 
 
 def _sleep(seconds: float, deadline: float) -> None:

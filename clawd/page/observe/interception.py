@@ -75,7 +75,9 @@ class NavigationGuard:
                 }
             )
             _judged(tab, params)
-            log.warning(
+            # routine on real pages (ads, trackers in iframes): the refusal a caller must see
+            # is in the act answer or the navigation's error, so the log keeps it at debug
+            log.debug(
                 "blocked %s request of %s: %s", params.get("resourceType"), tab.tab_id, exc.message
             )
             session.try_call(

@@ -145,7 +145,7 @@ def _build(walk: Walk, context: int, base: int) -> dict | str:
     host closed shadow roots, those are looked at first (one nesting level per round). A string
     is the rendered snapshot (no name to ask Chrome)."""
 
-    def build(probe: bool) -> dict | str | None:
+    def build(probe: bool, inject: bool = False) -> dict | str | None:
         options = json.dumps(
             {
                 "mode": walk.mode,
@@ -157,17 +157,17 @@ def _build(walk: Walk, context: int, base: int) -> dict | str:
                 "lookup": walk.lookup,
             }
         )
-        return evaluate(
-            walk.session,
-            context,
-            f"globalThis.__clawd ? __clawd.build({options}) : null",
-            walk.remaining(),
+        # a new document: the script and the first build in one round trip
+        expression = (
+            f"{script()}\n__clawd.build({options})"
+            if inject
+            else f"globalThis.__clawd ? __clawd.build({options}) : null"
         )
+        return evaluate(walk.session, context, expression, walk.remaining())
 
     built = build(True)
     if built is None:
-        evaluate(walk.session, context, script(), walk.remaining())
-        built = build(True)
+        built = build(True, inject=True)
     for round_ in range(CLOSED_ROUNDS):
         if isinstance(built, str) or not built.get("candidates"):
             return built
@@ -196,7 +196,7 @@ def attach_closed_roots(walk: Walk, context: int) -> int:
                 attached += 1
         return attached
     finally:
-        session.try_call("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
+        session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
 
 
 def _hand_root(walk: Walk, context: int, host: str, backend_node_id: int) -> bool:
@@ -249,14 +249,16 @@ def chrome_names(walk: Walk, context: int) -> list[str | None]:
             for reply in pipelined(walk.session, calls, walk)
         ]
     finally:
-        walk.session.try_call("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
+        walk.session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
 
 
 def pipelined(session: Session, calls: list[tuple[str, dict]], walk: Walk) -> list[dict | None]:
     """Every call sent at once, then the replies collected in order, so the round trips overlap;
     None where a call failed."""
+    wanted = [(m, p) for m, p in calls if not any(v is None for v in p.values())]
+    written = iter(session.send_many(wanted) if wanted else [])
     sent = [
-        None if any(v is None for v in params.values()) else session.send(method, params)
+        None if any(v is None for v in params.values()) else next(written)
         for method, params in calls
     ]
     out: list[dict | None] = []

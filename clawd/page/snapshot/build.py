@@ -306,7 +306,7 @@ def _iframe_target(tab, parent: Target, context: int, iframe_ref: str, store, de
     except (errors.InvalidRequest, errors.CdpError):
         return None
     finally:
-        parent.session.try_call("Runtime.releaseObject", {"objectId": object_id})
+        parent.session.send_and_forget("Runtime.releaseObject", {"objectId": object_id})
 
 
 # -- role refs ------------------------------------------------------------------------------------
@@ -366,7 +366,7 @@ def _lookup_backend(session, context: int, ref: str, deadline: float) -> int | N
             "DOM.describeNode", {"objectId": element["objectId"]}, timeout=_left(deadline)
         )["node"]["backendNodeId"]
     finally:
-        session.try_call("Runtime.releaseObjectGroup", {"objectGroup": aria.GROUP})
+        session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": aria.GROUP})
 
 
 # -- find and labels ------------------------------------------------------------------------------

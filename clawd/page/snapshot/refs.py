@@ -170,7 +170,7 @@ def _live_backend_id(frame: FrameRefs, ref: str) -> int:
             "node"
         ]
     finally:
-        frame.session.try_call("Runtime.releaseObject", {"objectId": value["objectId"]})
+        frame.session.send_and_forget("Runtime.releaseObject", {"objectId": value["objectId"]})
     return node["backendNodeId"]
 
 

@@ -191,6 +191,28 @@ def refresh(tab: Tab) -> Tab:
     return tab
 
 
+def refresh_all(tabs: list[Tab], timeout: float = 5.0) -> list[Tab]:
+    """refresh() for several tabs, their questions sent together: one round trip's wait for a
+    list of tabs, not one per tab."""
+    asked = []
+    for tab in tabs:
+        if tab.closed.is_set():
+            continue
+        try:
+            asked.append((tab, tab.session.send("Page.getNavigationHistory")))
+        except errors.ClawdError:
+            continue  # closing: what we knew last
+    deadline = time.monotonic() + timeout
+    for tab, pending in asked:
+        try:
+            history = pending.result(max(0.0, deadline - time.monotonic()))
+            entry = history["entries"][history["currentIndex"]]
+        except (errors.ClawdError, KeyError, IndexError):
+            continue
+        tab.url, tab.title = entry.get("url", tab.url), entry.get("title", tab.title)
+    return tabs
+
+
 def page_state(tab: Tab) -> dict:
     """The tab's current URL and title, read from the page itself: `{url, title}`."""
     value = evaluate_value(tab.session, "[location.href, document.title]") or [tab.url, tab.title]

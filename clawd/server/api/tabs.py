@@ -23,7 +23,7 @@ def list_tabs(req: Request) -> dict:
 
 def _tab_dicts(browser) -> list[dict]:
     active = browser.last_used
-    return [navigation.refresh(t).to_dict(active=t is active) for t in browser.tabs()]
+    return [t.to_dict(active=t is active) for t in navigation.refresh_all(browser.tabs())]
 
 
 def open_tab(req: Request) -> dict:
