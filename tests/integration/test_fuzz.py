@@ -293,7 +293,7 @@ def _group(*prefixes):
 
 
 GROUPS = {
-    "basic": _group("/", "/profiles", "/doctor"),
+    "basic": _group("/", "/profiles", "/doctor", "/sandbox"),
     "tabs-page": _group("/tabs", "/navigate", "/screenshot", "/pdf", "/media", "/snapshot"),
     "act": _group("/act", "/highlight", "/hooks", "/download", "/wait", "/permissions", "/uploads"),
     "debug-state": _group(
