@@ -17,20 +17,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.e2e.daemon_process import ServeProcess  # noqa: E402
+from tests.support.browser import CHROMIUM_FLAGS as BROWSER_FLAGS  # noqa: E402
 from tests.support.browser import service_config  # noqa: E402
 from tests.support.service import RunningService  # noqa: E402
 from tests.support.site import Site  # noqa: E402, F401
 
-CHROMIUM_FLAGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM_FLAGS = list(BROWSER_FLAGS)
 
 
 def start_service(extra: dict | None = None) -> RunningService:

@@ -19,6 +19,19 @@ from clawd.config.loader import config_from_data
 ENV_FLAGS = ["--disable-quic"]  # the rest of the flags this machine needs are clawd's defaults
 
 
+# What Chromium needs on these machines (DESIGN.md §1), for every browser a test starts itself.
+CHROMIUM_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
 def chromium_path() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
         found = shutil.which(name) or (
@@ -81,14 +94,7 @@ class BareChromium:
             require_chromium(),
             f"--remote-debugging-port={self.port}",
             f"--user-data-dir={self.user_data}",
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
+            *CHROMIUM_FLAGS,
             "about:blank",
         ]
         self.proc = subprocess.Popen(

@@ -13,7 +13,7 @@ import requests
 
 from clawd.cdp.connection import Connection
 from clawd.relay.package import EXTENSION_DIR, extension_id
-from tests.support.browser import free_port, require_chromium
+from tests.support.browser import CHROMIUM_FLAGS, free_port, require_chromium
 
 WORKER_URL = f"chrome-extension://{extension_id()}/sw.js"
 
@@ -34,14 +34,7 @@ class ExtensionChromium:
             f"--user-data-dir={self.user_data}",
             f"--load-extension={extension}",
             f"--disable-extensions-except={extension}",
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
+            *CHROMIUM_FLAGS,
             *extra_args,
             "about:blank",
         ]
