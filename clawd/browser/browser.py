@@ -293,12 +293,22 @@ class Browser:
         if label is not None:
             self._check_label(label)
         self._make_room()
+        tab = self._created()
+        if tab.crashed:
+            # Born dead: Chromium can hand a new tab its spare renderer process before it has
+            # noticed that the process was killed (seen after the renderers were SIGKILLed, at
+            # load 12). It knows by now, so the next tab gets a live renderer.
+            log.warning("new tab %s crashed before its first use; opening another", tab.tab_id)
+            self.close_tab(tab)
+            tab = self._created()
+        tab.label = label
+        return tab
+
+    def _created(self) -> Tab:
         target_id = self.root.call(
             "Target.createTarget", {"url": "about:blank", "newWindow": self.window_per_tab}
         )["targetId"]
-        tab = self.wait_for_tab(target_id)
-        tab.label = label
-        return self.use(tab)
+        return self.use(self.wait_for_tab(target_id))
 
     def _check_label(self, label: str) -> None:
         if not isinstance(label, str) or not label.strip() or len(label) > 64:

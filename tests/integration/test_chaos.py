@@ -133,3 +133,34 @@ def test_a_remote_chromium_killed_and_restarted_is_reconnected(own_service, site
     finally:
         client.delete_profile("far")
         bare.close()
+
+
+def test_a_new_tab_born_on_a_dead_renderer_is_replaced_by_a_live_one(
+    own_service, site, monkeypatch
+):
+    """After renderers are killed, Chromium can give a new tab its spare renderer process before
+    it notices that process died (run 7 of the suite loop, load 12: the new tab answered
+    TAB_CRASHED). The first tab made here is crashed for real (Page.crash) to stand for it."""
+    from clawd.browser.browser import Browser
+
+    client = own_service.client()
+    client.start()
+    made = Browser._created
+    crashed = []
+
+    def born_dead(self):
+        tab = made(self)
+        if not crashed:
+            crashed.append(tab.tab_id)
+            tab.session.send("Page.crash")
+            deadline = time.monotonic() + 15
+            while not tab.crashed:
+                assert time.monotonic() < deadline, "Page.crash did not crash the tab"
+                time.sleep(0.02)
+        return tab
+
+    monkeypatch.setattr(Browser, "_created", born_dead)
+    opened = client.open(site.url("/index.html"))
+    assert crashed and opened["tabId"] != crashed[0], (crashed, opened)
+    assert client.evaluate("() => 1 + 1", target_id=opened["tabId"])["result"] == 2
+    assert crashed[0] not in [t["tabId"] for t in client.tabs()["tabs"]]
