@@ -82,10 +82,12 @@ class ScriptedExtension:
                 continue
             self.requests.append(message)
             answer = self.answers.get(message.get("method") or message["type"], {})
-            if isinstance(answer, str):
-                self.send({"id": message["id"], "error": {"message": answer}})
-            else:
-                self.send({"id": message["id"], "result": answer})
+            failed = isinstance(answer, str)
+            reply = {"error": {"message": answer}} if failed else {"result": answer}
+            try:
+                self.send({"id": message["id"], **reply})
+            except (websocket.WebSocketException, OSError):
+                return  # the test closed this side while a request was on its way: done
 
     def send(self, message):
         self.ws.send(json.dumps(message))
