@@ -10,10 +10,9 @@ import time
 import pytest
 
 from tests.support.act import Page, opened_pages
-from tests.support.browser import ENV_FLAGS, require_chromium, service_config
-from tests.support.service import RunningService
+from tests.support.service import OTHER_SITE, two_site_service
 
-OTHER = "other.test"
+OTHER = OTHER_SITE
 PAGE = "/act/scrolled-frames.html"
 FRAME_HEIGHT = 200  # the iframes' height in scrolled-frames.html
 LANDED = {"click": "clicked 1, hovered 1", "hover": "clicked 0, hovered 1"}
@@ -21,28 +20,8 @@ LANDED = {"click": "clicked 1, hovered 1", "hover": "clicked 0, hovered 1"}
 
 @pytest.fixture(scope="module")
 def isolated(tmp_path_factory):
-    require_chromium()
-    config = service_config(
-        tmp_path_factory.mktemp("clawd-oopif-scrolled"),
-        extra={
-            "browser": {
-                "extraArgs": [
-                    *ENV_FLAGS,
-                    "--site-per-process",
-                    f"--host-resolver-rules=MAP {OTHER} 127.0.0.1",
-                ],
-                "ssrfPolicy": {"allowedHostnames": ["127.0.0.1", OTHER]},
-            }
-        },
-    )
-    running = RunningService(
-        config, resolver=lambda host: ["127.0.0.1"] if host in (OTHER, "127.0.0.1") else []
-    )
-    client = running.client()
-    client.start()
-    yield running, client
-    client.close()
-    running.close()
+    with two_site_service(tmp_path_factory.mktemp("clawd-oopif-scrolled")) as started:
+        yield started
 
 
 @pytest.fixture(params=["same-origin", "cross-origin"])

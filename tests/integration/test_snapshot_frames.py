@@ -9,36 +9,15 @@ import re
 import pytest
 
 from clawd.page.snapshot.refs import resolve_ref
-from tests.support.browser import ENV_FLAGS, require_chromium, service_config
-from tests.support.service import RunningService
+from tests.support.service import OTHER_SITE, two_site_service
 
-OTHER = "other.test"
+OTHER = OTHER_SITE
 
 
 @pytest.fixture(scope="module")
 def isolated(tmp_path_factory):
-    require_chromium()
-    config = service_config(
-        tmp_path_factory.mktemp("clawd-oopif"),
-        extra={
-            "browser": {
-                "extraArgs": [
-                    *ENV_FLAGS,
-                    "--site-per-process",
-                    f"--host-resolver-rules=MAP {OTHER} 127.0.0.1",
-                ],
-                "ssrfPolicy": {"allowedHostnames": ["127.0.0.1", OTHER]},
-            }
-        },
-    )
-    running = RunningService(
-        config, resolver=lambda host: ["127.0.0.1"] if host in (OTHER, "127.0.0.1") else []
-    )
-    client = running.client()
-    client.start()
-    yield running, client
-    client.close()
-    running.close()
+    with two_site_service(tmp_path_factory.mktemp("clawd-oopif")) as started:
+        yield started
 
 
 def test_out_of_process_iframe_refs_are_nested_and_resolve(isolated, site):

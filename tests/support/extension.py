@@ -13,7 +13,7 @@ import requests
 
 from clawd.cdp.connection import Connection
 from clawd.relay.package import EXTENSION_DIR, extension_id
-from tests.support.browser import CHROMIUM_FLAGS, free_port, require_chromium
+from tests.support.browser import CHROMIUM_FLAGS, free_port, require_chromium, stop_process
 
 WORKER_URL = f"chrome-extension://{extension_id()}/sw.js"
 
@@ -192,9 +192,4 @@ class ExtensionChromium:
         for connection in (getattr(self, "worker", None), self.browser):
             if connection is not None:
                 connection.close()
-        self.proc.terminate()
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
+        stop_process(self.proc)

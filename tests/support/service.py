@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from clawd.client import Client
@@ -36,3 +37,38 @@ class RunningService:
         self.server.shutdown()
         self.service.stop_all()
         self.server.server_close()
+
+
+OTHER_SITE = "other.test"  # a second site name for the test site: its frames run out of process
+
+
+@contextlib.contextmanager
+def two_site_service(home):
+    """A running service whose Chromium isolates sites (--site-per-process) and reaches the test
+    site on 127.0.0.1 also as OTHER_SITE, so a page can embed a cross-origin, out-of-process
+    frame; yields (running, started client)."""
+    from tests.support.browser import ENV_FLAGS, require_chromium, service_config
+
+    require_chromium()
+    config = service_config(
+        home,
+        extra={
+            "browser": {
+                "extraArgs": [
+                    *ENV_FLAGS,
+                    "--site-per-process",
+                    f"--host-resolver-rules=MAP {OTHER_SITE} 127.0.0.1",
+                ],
+                "ssrfPolicy": {"allowedHostnames": ["127.0.0.1", OTHER_SITE]},
+            }
+        },
+    )
+    local = (OTHER_SITE, "127.0.0.1")
+    running = RunningService(config, resolver=lambda host: ["127.0.0.1"] if host in local else [])
+    client = running.client()
+    try:
+        client.start()
+        yield running, client
+    finally:
+        client.close()
+        running.close()
