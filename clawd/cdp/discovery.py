@@ -6,13 +6,12 @@ import base64
 import ipaddress
 import urllib.parse
 from collections.abc import Callable
-
-import requests
+from typing import Any
 
 from clawd import errors
 from clawd.cdp import pool
 
-HttpGet = Callable[..., requests.Response]
+HttpGet = Callable[..., Any]  # requests.get's shape; tests hand in fakes
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]", "::", "[::]"}
 
 
@@ -20,7 +19,7 @@ def websocket_url(
     cdp_url: str,
     *,
     timeout: float = 1.5,
-    http_get: HttpGet = requests.get,
+    http_get: HttpGet | None = None,
     allow_other_host: bool = False,
 ) -> str:
     """http(s)://host:port -> /json/version discovery; ws(s)://.../devtools/... -> itself;
@@ -51,9 +50,12 @@ def discover(
     http_url: str,
     *,
     timeout: float = 1.5,
-    http_get: HttpGet = requests.get,
+    http_get: HttpGet | None = None,
     allow_other_host: bool = True,
 ) -> str:
+    import requests  # only remote and attach-only profiles get here: the idle service is lighter
+
+    http_get = http_get or requests.get
     base = urllib.parse.urlsplit(http_url)
     version_url = urllib.parse.urlunsplit(
         (base.scheme, base.netloc, base.path.rstrip("/") + "/json/version", base.query, "")

@@ -7,14 +7,15 @@ from __future__ import annotations
 import os
 import pathlib
 import urllib.parse
-from typing import Any
-
-import requests
+from typing import TYPE_CHECKING, Any
 
 from clawd import errors
 from clawd.acts import camel
 from clawd.config.model import StateLayout, state_home
 from clawd.security.csrf import is_loopback_host
+
+if TYPE_CHECKING:  # imported at the first call: `clawd-browser serve` (the service) never loads it
+    import requests
 
 DEFAULT_URL = "http://127.0.0.1:18791"
 _CONNECT_TIMEOUT = 5.0
@@ -140,6 +141,8 @@ class Transport:
         profile=None,
         stream: bool,
     ) -> requests.Response:
+        import requests
+
         query = _query({**(params or {}), "profile": profile or self.profile})
         read_timeout = timeout or self.timeout
         timeouts = (min(_CONNECT_TIMEOUT, read_timeout), read_timeout)
@@ -187,6 +190,8 @@ def is_loopback_url(url: str) -> bool:
 
 
 def _session_for(url: str) -> requests.Session:
+    import requests
+
     session = requests.Session()
     # An http_proxy meant for the outside world must not swallow calls to our own loopback service.
     session.trust_env = not is_loopback_url(url)

@@ -12,13 +12,14 @@ import time
 import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import requests
+from typing import TYPE_CHECKING, Any
 
 from clawd.config.model import VisionModel
 from clawd.security.csrf import is_loopback_host
 from clawd.web.search.base import key_from
+
+if TYPE_CHECKING:
+    import requests
 
 log = logging.getLogger("clawd.vision")
 
@@ -238,6 +239,8 @@ def describe(
 
 
 def _post(url: str, call: Call, timeout: float, max_bytes: int) -> Any:
+    import requests  # at the first describe: the idle service does not carry it (issue 16)
+
     deadline = time.monotonic() + timeout
     with requests.Session() as session:
         # an environment proxy meant for the outside must not swallow a loopback base URL
@@ -247,7 +250,7 @@ def _post(url: str, call: Call, timeout: float, max_bytes: int) -> Any:
                 url, json=call.body, headers=call.headers, timeout=timeout, stream=True
             ) as response:
                 raw = _read(response, deadline, limit=8 * max_bytes + 65536)
-        except requests.Timeout:
+        except (requests.Timeout, TimeoutError):
             raise _late(timeout) from None
         except requests.RequestException as exc:
             raise DescriberFailed(f"could not reach {_origin(url)}: {type(exc).__name__}") from None
@@ -270,7 +273,7 @@ def _read(response: requests.Response, deadline: float, *, limit: int) -> bytes:
         if len(body) > limit:
             raise DescriberFailed(f"the answer is larger than {limit} bytes")
         if time.monotonic() > deadline:
-            raise requests.Timeout()
+            raise TimeoutError
     response._content = bytes(body)  # response.json() reads it from here
     return response._content
 

@@ -16,11 +16,10 @@ from clawd.web import extract
 from clawd.web.cache import TtlCache
 from clawd.web.fetch import Fetched, PageFetcher
 from clawd.web.firecrawl import Firecrawl, is_bot_wall
-from clawd.web.render import BrowserReader
+from clawd.web.render import RENDER_MODES, BrowserReader
 
 log = logging.getLogger("clawd.web")
 
-RENDER_MODES = ("auto", "never", "always")
 THIN_TEXT = 200  # under this many characters of text, a page with scripts is rendered
 MIN_RENDER_S = 2.0  # auto: not worth starting a render with less time than this left
 

@@ -16,6 +16,7 @@ from clawd import errors
 
 log = logging.getLogger("clawd.web")
 
+RENDER_MODES = ("auto", "never", "always")  # web_fetch's render: when a page is rendered
 SETTLE_MAX_S = 3.0  # how long a page may keep building itself after its load event
 QUIET_MS = 300  # no DOM change for this long: the page is done building
 STRICT_FETCH = {

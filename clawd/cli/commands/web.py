@@ -9,9 +9,9 @@ import argparse
 from clawd.cli import output
 from clawd.cli.commands import Invocation
 from clawd.client.web_methods import web_fetch, web_search
+from clawd.web.render import RENDER_MODES
 from clawd.web.untrusted import search_text, wrap_fetch, wrap_search
 
-RENDER_MODES = ("auto", "never", "always")
 PROVIDERS = ("brave", "gemini", "kimi", "perplexity", "grok")
 
 

@@ -5,15 +5,18 @@ browser.enabled: false, except render, which reads pages through the profile's b
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from clawd import errors
 from clawd.page.state.navigation import navigate
 from clawd.server.routing import Request
 from clawd.server.validation import alias, as_bool, as_int, as_str, opt, req
 from clawd.web import extract
-from clawd.web.reader import RENDER_MODES
-from clawd.web.render import BrowserReader
-from clawd.web.tier import WebTier
+from clawd.web.render import RENDER_MODES, BrowserReader
 from clawd.web.untrusted import wrapped_fetch_answer, wrapped_search_answer
+
+if TYPE_CHECKING:  # the tier (and requests) load at the first web call: server/service.py
+    from clawd.web.tier import WebTier
 
 
 def _choice(choices: tuple[str, ...]):

@@ -10,12 +10,13 @@ import time
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import requests
+from typing import TYPE_CHECKING, Any
 
 from clawd import errors
 from clawd.security.csrf import is_loopback_host
+
+if TYPE_CHECKING:
+    import requests
 
 log = logging.getLogger("clawd.web")
 
@@ -101,6 +102,8 @@ class ProviderHttp:
         self.endpoint = endpoint
         self.timeout = timeout
         self._end = time.monotonic() + timeout
+        import requests  # at the first search: the idle service does not carry it (issue 16)
+
         self._session = requests.Session()
         # an environment proxy meant for the outside must not swallow a loopback base URL
         host = urllib.parse.urlsplit(endpoint.base_url).hostname or ""
@@ -116,6 +119,8 @@ class ProviderHttp:
         return self._call("POST", path, headers=headers, json=body)
 
     def _call(self, method: str, path: str, **kw: Any) -> dict:
+        import requests
+
         left = self._end - time.monotonic()
         if left <= 0:
             raise self._timeout()
