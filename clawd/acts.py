@@ -45,7 +45,7 @@ FILL_TYPES = (
 )
 
 # The value types a field may have, as JSON Schema. The server has a reader for each
-# (clawd/server/validation.py) and the CLI a way to write each (clawd/cli/parser.py).
+# (clawd/server/act_request.py) and the CLI a way to write each (clawd/cli/parser.py).
 _STRING = {"type": "string"}
 TYPES: dict[str, dict] = {
     "ref": _STRING,  # an element ref (e12); a CSS selector is refused

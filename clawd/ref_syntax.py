@@ -8,6 +8,7 @@ import re
 
 CANONICAL = re.compile(r"^(?:(f\d+)?e(\d+)|ax(\d+))$")  # groups: frame prefix, e-number, ax-number
 _WRITTEN = re.compile(r"^\[?(?:@|ref=)?((?:f\d+)?e\d+|ax\d+|\d+)\]?$")
+REF_MODES = ("aria", "role")  # refs=aria: bound to the element; role: re-found by role+name+nth
 IN_TEXT = re.compile(r"\[ref=([a-z0-9]+)\]")  # a ref as a snapshot line prints it
 
 

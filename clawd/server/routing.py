@@ -1,5 +1,5 @@
-"""The route table machinery: `route(...)` lines, matching a method and path to an endpoint,
-and the Request an endpoint receives."""
+"""The route table machinery: `route(...)` lines (their fields: clawd/route_fields.py),
+matching a method and path to an endpoint, and the Request an endpoint receives."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from clawd import errors
-from clawd.server.validation import Field, read_fields
+from clawd import errors, route_fields
+from clawd.fields import Field, read_fields
 
 Endpoint = Callable[["Request"], Any]
 
@@ -32,13 +32,13 @@ def route(
     pattern: str,
     endpoint: Endpoint,
     *,
-    body: dict[str, Field] | None = None,
-    query: dict[str, Field] | None = None,
     raw_limit: int | None = None,
     tool: str | None = "browser",
 ) -> Route:
+    """A route reads the body and query fields clawd/route_fields.py declares for it."""
     regex = re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", pattern) + "$")
-    return Route(method, pattern, endpoint, body, query, regex, raw_limit, tool)
+    fields = route_fields.of(method, pattern)
+    return Route(method, pattern, endpoint, fields.body, fields.query, regex, raw_limit, tool)
 
 
 class Router:

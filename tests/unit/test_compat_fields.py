@@ -14,8 +14,9 @@ from clawd.browser.tab import TabState
 from clawd.client import Client
 from clawd.page.observe import tracing
 from clawd.page.snapshot.refs import normalize
+from clawd.route_fields import as_refs
 from clawd.server import act_request
-from clawd.server.api.snapshot import as_refs, options_from
+from clawd.server.api.snapshot import options_from
 from tests.support.cli import run_cli
 from tests.unit.test_agent_tool import FakeClient
 from tests.unit.test_client import clean_env, fake_service  # noqa: F401  (fixtures)

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from clawd import errors
-from clawd.server.validation import (
+from clawd.fields import (
     alias,
     as_bool,
     as_int,

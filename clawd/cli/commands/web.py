@@ -10,9 +10,8 @@ from clawd.cli import output
 from clawd.cli.commands import Invocation
 from clawd.client.web_methods import web_fetch, web_search
 from clawd.web.render import RENDER_MODES
+from clawd.web.search import PROVIDERS
 from clawd.web.untrusted import search_text, wrap_fetch, wrap_search
-
-PROVIDERS = ("brave", "gemini", "kimi", "perplexity", "grok")
 
 
 def fetch(inv: Invocation) -> None:
@@ -84,7 +83,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--count", type=int, metavar="N", help="how many results (1..10; default 5)")
     p.add_argument(
         "--provider",
-        choices=PROVIDERS,
+        choices=tuple(PROVIDERS),
         help="which provider (default: web.search.provider, else the first with a key)",
     )
     p.add_argument(

@@ -18,13 +18,10 @@ from dataclasses import dataclass, field
 from clawd import errors
 from clawd.browser.tab import StateKey
 from clawd.cdp.session import Session
-from clawd.ref_syntax import CANONICAL, normalize
+from clawd.ref_syntax import CANONICAL, REF_MODES, normalize
 
 STALE_HINT = "take a new snapshot"
-MODES = (
-    "aria",
-    "role",
-)  # refs=aria: bound to the element; refs=role: re-found by role + name + nth
+MODES = REF_MODES
 
 
 @dataclass(frozen=True)

@@ -3,46 +3,12 @@
 from __future__ import annotations
 
 from clawd import errors
+from clawd.fields import read_fields
 from clawd.page.snapshot import axtree
 from clawd.page.snapshot import build as snapshot
-from clawd.page.snapshot import refs as refstore
+from clawd.route_fields import SNAPSHOT_QUERY
 from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
-from clawd.server.validation import as_bool, as_int, as_str, opt
-
-
-def as_refs(value, field: str):
-    """refs=true|false (refs on or off), or how refs resolve: aria (bound to the element, the
-    default) or role (OpenClaw's role refs: re-found by role + name + nth after a re-render)."""
-    if isinstance(value, str) and value.strip().lower() in refstore.MODES:
-        return value.strip().lower()
-    try:
-        return as_bool(value, field)
-    except errors.InvalidRequest:
-        raise errors.InvalidRequest(
-            f"{field} must be role, aria, true or false; not {value!r}"
-        ) from None
-
-
-QUERY = {
-    "targetId": opt(as_str),
-    "format": opt(as_str),
-    "interactive": opt(as_bool),
-    "compact": opt(as_bool),
-    "depth": opt(lambda v, f: as_int(v, f, minimum=0, maximum=1000)),
-    "maxChars": opt(lambda v, f: as_int(v, f, minimum=0)),
-    "mode": opt(as_str),
-    "selector": opt(as_str),
-    "frame": opt(as_str),
-    "limit": opt(lambda v, f: as_int(v, f, minimum=1, maximum=2000)),
-    "labels": opt(as_bool),
-    "urls": opt(as_bool),
-    "refs": opt(as_refs),
-    "wrap": opt(as_bool),
-    "timeoutMs": opt(lambda v, f: as_int(v, f, minimum=100, maximum=120000)),
-    "profile": opt(as_str),
-}
-FIND_QUERY = {**QUERY, "text": opt(as_str)}
 
 
 def options_from(req: Request) -> snapshot.Options:
@@ -76,9 +42,7 @@ def options_from(req: Request) -> snapshot.Options:
 
 
 def _read(query: dict) -> dict:
-    from clawd.server.validation import read_fields
-
-    return read_fields(query, QUERY, "query")
+    return read_fields(query, SNAPSHOT_QUERY, "query")
 
 
 def get_snapshot(req: Request) -> dict:

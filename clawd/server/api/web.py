@@ -1,5 +1,5 @@
-"""The web tier's routes (DESIGN.md §13): POST /web/fetch and POST /web/search, and the body
-specs routes.py declares for them (FETCH_BODY, SEARCH_BODY). Both belong to their agent tools
+"""The web tier's routes (DESIGN.md §13): POST /web/fetch and POST /web/search (their body
+fields: clawd/route_fields.py's FETCH_BODY and SEARCH_BODY). Both belong to their agent tools
 (a denied tool's route answers 403 TOOL_DENIED: server/handler.py). They work with
 browser.enabled: false, except render, which reads pages through the profile's browser."""
 
@@ -7,58 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from clawd import errors
 from clawd.page.state.navigation import navigate
 from clawd.server.routing import Request
-from clawd.server.validation import alias, as_bool, as_int, as_str, opt, req
-from clawd.web import extract
-from clawd.web.render import RENDER_MODES, BrowserReader
+from clawd.web.render import BrowserReader
 from clawd.web.untrusted import wrapped_fetch_answer, wrapped_search_answer
 
 if TYPE_CHECKING:  # the tier (and requests) load at the first web call: server/service.py
     from clawd.web.tier import WebTier
-
-
-def _choice(choices: tuple[str, ...]):
-    def read(value, field: str) -> str:
-        if value not in choices:
-            raise errors.InvalidRequest(
-                f"{field} must be one of {', '.join(choices)}; not {value!r}"
-            )
-        return value
-
-    return read
-
-
-def _url(value, field: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise errors.WebInvalidUrl(f"{field} must be a non-empty http: or https: URL")
-    return value
-
-
-def _bounded(minimum: int, maximum: int):
-    return lambda value, field: as_int(value, field, minimum=minimum, maximum=maximum)
-
-
-FETCH_BODY = {
-    "url": req(_url),
-    "extractMode": opt(_choice(extract.MODES)),
-    "maxChars": opt(_bounded(100, 200000)),
-    "render": opt(_choice(RENDER_MODES)),
-    "wrap": opt(as_bool),
-}
-SEARCH_BODY = {
-    "query": req(lambda value, field: as_str(value, field, allow_empty=True)),
-    "count": opt(as_int),  # its range (1..10) is web/search's to judge
-    "provider": opt(as_str),
-    "country": opt(as_str),
-    "search_lang": opt(as_str),
-    "searchLang": alias("search_lang"),
-    "ui_lang": opt(as_str),
-    "uiLang": alias("ui_lang"),
-    "freshness": opt(as_str),
-    "wrap": opt(as_bool),
-}
 
 
 def fetch(req: Request) -> dict:
