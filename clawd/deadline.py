@@ -19,5 +19,13 @@ def remaining(deadline: float | None, *, at_least: float = 0.0) -> float | None:
     return max(at_least, deadline - time.monotonic())
 
 
+def left_or_raise(deadline: float, error: type[Exception], message: str) -> float:
+    """Seconds left until `deadline`; with none left, the caller's timeout: `error(message)`."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise error(message)
+    return left
+
+
 def passed(deadline: float) -> bool:
     return time.monotonic() >= deadline

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from clawd import errors
+from clawd.deadline import left_or_raise
 
 log = logging.getLogger("clawd.web")
 
 RENDER_MODES = ("auto", "never", "always")  # web_fetch's render: when a page is rendered
+LATE = "the page did not finish rendering within web.fetch.timeoutSeconds"
 SETTLE_MAX_S = 3.0  # how long a page may keep building itself after its load event
 QUIET_MS = 300  # no DOM change for this long: the page is done building
 STRICT_FETCH = {
@@ -79,10 +81,7 @@ class BrowserReader:
 
 
 def _left(deadline: float) -> float:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise errors.WebTimeout("the page did not finish rendering within web.fetch.timeoutSeconds")
-    return left
+    return left_or_raise(deadline, errors.WebTimeout, LATE)
 
 
 def _settle(tab: Any, deadline: float) -> None:

@@ -50,6 +50,12 @@ def test_remaining_counts_down_has_a_floor_and_none_means_no_deadline():
     assert deadline.remaining(None) is None
 
 
+def test_left_or_raise_counts_down_and_a_passed_deadline_is_the_callers_timeout():
+    assert 9 < deadline.left_or_raise(time.monotonic() + 10, TimeoutError, "late") <= 10
+    with pytest.raises(TimeoutError, match="^late$"):
+        deadline.left_or_raise(time.monotonic() - 0.001, TimeoutError, "late")
+
+
 def test_a_tab_answer_leads_with_ok_and_the_tabs_two_ids():
     from clawd.server.answers import tab_answer
 

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import importlib.resources
 import json
-import time
 from dataclasses import dataclass, field
 
 from clawd import errors
 from clawd.cdp.session import Session
+from clawd.deadline import left_or_raise
 
 WORLD = "clawd"
 CLOSED_ROUNDS = 4  # nested closed shadow roots: one level per round
 GROUP = "clawd-snapshot"  # the object group of the handles a snapshot takes
+LATE = "the snapshot did not finish within timeoutMs"
 _SCRIPT: str | None = None
 
 
@@ -61,10 +62,7 @@ class Walk:
     lookup: bool = False  # finding a role ref's element: the page keeps the latest snapshot's refs
 
     def remaining(self) -> float:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise errors.RequestTimeout("the snapshot did not finish within timeoutMs")
-        return left
+        return left_or_raise(self.deadline, errors.RequestTimeout, LATE)
 
 
 def world(session: Session, frame_id: str, timeout: float) -> int:

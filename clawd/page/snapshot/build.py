@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from clawd import errors, ref_syntax
 from clawd.browser.tab import StateKey
-from clawd.deadline import remaining
+from clawd.deadline import left_or_raise
 from clawd.page.snapshot import aria, ariatext
 from clawd.page.snapshot import refs as refstore
 
@@ -182,10 +182,7 @@ def _wrap(text: str) -> str:
 # -- frames ---------------------------------------------------------------------------------------
 def _left(deadline: float) -> float:
     """Seconds left for the snapshot; none left is its timeout."""
-    left = remaining(deadline)
-    if left <= 0:
-        raise errors.RequestTimeout("the snapshot did not finish within timeoutMs")
-    return left
+    return left_or_raise(deadline, errors.RequestTimeout, aria.LATE)
 
 
 def _main_frame_id(session, deadline: float) -> str:
