@@ -7,6 +7,15 @@ places these become statuses.
 
 from __future__ import annotations
 
+import re
+
+# Chrome's answers to a call whose document went away under it: the tab navigated (a new document,
+# maybe in a new renderer process) between the call and its answer.
+_DOCUMENT_GONE = re.compile(
+    r"context was destroyed|cannot find context|no frame with given id|"
+    r"inspected target navigated or closed",
+    re.I,
+)
 
 class ClawdError(Exception):
     code = "INTERNAL"
@@ -372,6 +381,11 @@ class CdpError(ClawdError):
         super().__init__(message)
         self.cdp_code = cdp_code
         self.method = method
+
+    @property
+    def document_gone(self) -> bool:
+        """The call's document went away before Chrome answered: the tab navigated."""
+        return bool(_DOCUMENT_GONE.search(self.message or ""))
 
 
 class RelayUnsupported(CdpError):

@@ -419,6 +419,19 @@ def test_evaluate_that_never_settles_ends_at_its_timeout(forms):
     assert forms.act("evaluate", fn="() => 2")["result"] == 2
 
 
+def test_evaluate_whose_document_goes_away_is_409_tab_loading_not_a_cdp_error(forms):
+    """The page navigates while the function runs (here the function itself leaves, then waits
+    forever): Chrome answers that the context went away; the agent hears the tab is loading a new
+    document (retry there), not a 502 from the DevTools layer (suite loop: an evaluate polling
+    location.pathname met a beforeunload's navigation)."""
+    leave = "() => new Promise(() => { location.href = '/act/dialogs.html'; })"
+    with pytest.raises(errors.TabLoading) as caught:
+        forms.act("evaluate", fn=leave, timeout_ms=5000)
+    assert caught.value.http_status == 409 and "navigated" in caught.value.message
+    forms.act("wait", url="**/act/dialogs.html", timeout_ms=5000)
+    assert forms.act("evaluate", fn="() => location.pathname")["result"] == "/act/dialogs.html"
+
+
 # -- settle, timeouts, closed tabs ----------------------------------------------------------------
 def test_action_waits_for_the_requests_it_started(page, site):
     def slow_api(handler):

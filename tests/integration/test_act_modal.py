@@ -89,10 +89,10 @@ def test_beforeunload_is_pending_until_answered(client, page, site):
     result = p.act("click", ref=p.ref("link", "Leave"))
     assert result["dialogs"]["pending"][0]["type"] == "beforeunload"
     client.dialog(True, target_id=p.id)
-    deadline = time.monotonic() + 5
-    while not p.value("location.pathname").endswith("forms.html"):
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    # the page leaves now: wait for the new one the way an agent would (an evaluate polled
+    # meanwhile may meet the navigation: 409 TAB_LOADING, tests/integration/test_act.py)
+    p.act("wait", url="**/forms.html", timeout_ms=5000)
+    assert p.value("location.pathname").endswith("forms.html")
 
 
 def test_unknown_dialog_id_is_404(client, page):

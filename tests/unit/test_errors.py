@@ -144,3 +144,18 @@ def test_statuses_of_well_known_errors(cls, status):
 def test_errors_imports_nothing_of_clawd():
     source = inspect.getsource(errors)
     assert "from clawd" not in source and "import clawd" not in source
+
+
+@pytest.mark.parametrize(
+    "message, gone",
+    [
+        ("Execution context was destroyed.", True),
+        ("Cannot find context with specified id", True),
+        ("No frame with given id found", True),
+        ("Inspected target navigated or closed", True),
+        ("Node with given id does not belong to the document", False),
+        ("", False),
+    ],
+)
+def test_a_cdp_error_knows_when_its_document_went_away(message, gone):
+    assert errors.CdpError(message).document_gone is gone

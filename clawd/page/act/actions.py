@@ -79,9 +79,15 @@ def _run_one(ctx: Context, action: Action) -> dict:
         blocked = True
     except errors.CdpTimeout:
         raise errors.ActTimeout(f"{action.kind} did not finish within its timeout") from None
-    except errors.CdpError:
+    except errors.CdpError as exc:
         if tab.closed.is_set() or tab.crashed:
             tab.check_usable()
+        if exc.document_gone:
+            raise errors.TabLoading(
+                f"the tab navigated while {action.kind} ran: its document went away before "
+                "Chrome answered (what it did may or may not have taken effect); wait for the "
+                "new page (kind wait, url or loadState) and take a new snapshot"
+            ) from None
         raise
     if action.kind == "close":
         return {"closed": True, **extra}

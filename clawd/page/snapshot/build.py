@@ -22,9 +22,6 @@ MAX_FRAMES = 50
 # tab: two snapshots of one tab at once would interleave, so they take turns. Reentrant: resolving
 # frame= inside a snapshot may walk the frame again to find a role ref.
 SNAPSHOT_LOCK = StateKey("snapshot.lock", lambda tab: threading.RLock())
-_CONTEXT_GONE = re.compile(
-    r"context was destroyed|cannot find context|no frame with given id", re.I
-)
 
 
 @dataclass(frozen=True)
@@ -91,7 +88,7 @@ def take(tab, options: Options) -> dict:
             raise errors.TabCrashed(
                 f"tab {tab.tab_id} crashed; close it and open a new one"
             ) from None
-        if _CONTEXT_GONE.search(exc.message or ""):
+        if exc.document_gone:
             raise errors.TabLoading(
                 "the tab is navigating: its document went away during the snapshot; "
                 "wait for the page to load and take it again"
