@@ -17,6 +17,7 @@ _DOCUMENT_GONE = re.compile(
     re.I,
 )
 
+
 class ClawdError(Exception):
     code = "INTERNAL"
     http_status = 500
