@@ -2,7 +2,9 @@
 """Act latency (issues 4, 16): POST /act evaluate "() => 1" next to Playwright's in-process
 page.evaluate("() => 1") in the same run, and a click by ref on a settled page, timed in
 alternating rounds. "raw" is the same request over a hand-written keep-alive socket
-(latency.RawHttp): the service's figure without http.client's own parsing.
+(latency.RawHttp): the service's figure without http.client's own parsing. "bare CDP" is one
+Runtime.evaluate of the same function over a websocket of its own to the same tab: the floor any
+evaluate through a service sits on (clawd - raw is what http.client itself costs).
 Usage: bench/act_latency.py [--n 500] [--json OUT]; bench/latency.py runs it too."""
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+from itertools import count
 
+import websocket
 from common import Site, interleaved, print_table, start_service_process, summary, write_json
 from latency import RawHttp
 
@@ -34,6 +38,24 @@ class Http:
         return data
 
 
+def bare_evaluate(port: int, target_id: str):
+    """Runtime.evaluate "(() => 1)()" on the tab's own DevTools websocket: one CDP round trip."""
+    url = f"ws://127.0.0.1:{port}/devtools/page/{target_id}"
+    ws = websocket.create_connection(url, suppress_origin=True, skip_utf8_validation=True)
+    ids = count(1)
+
+    def call():
+        i = next(ids)
+        ws.send(
+            f'{{"id": {i}, "method": "Runtime.evaluate", '
+            f'"params": {{"expression": "(() => 1)()", "returnByValue": true}}}}'
+        )
+        while f'"id":{i},' not in ws.recv():
+            pass
+
+    return ws, call
+
+
 def act_figures(n: int) -> dict:
     """clawd and Playwright set up side by side, then timed in alternating rounds (common.py
     `interleaved`), so both see the same machine: the ratio survives a loaded host."""
@@ -51,6 +73,8 @@ def act_figures(n: int) -> dict:
         refs = client.snapshot(target_id=tab["tabId"])["refs"]
         ref = next(r for r, v in refs.items() if v["role"] == "button" and v["name"] == "Count")
         click_body = json.dumps({"kind": "click", "ref": ref})
+        port = running.config.browser.profiles["clawd"].cdp_port
+        ws, bare = bare_evaluate(port, tab["targetId"])
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
                 executable_path="/usr/bin/chromium",
@@ -64,9 +88,11 @@ def act_figures(n: int) -> dict:
                     "clawd": lambda: http.post("/act" + query, EVALUATE),
                     "clawd raw": lambda: raw("POST", "/act" + query, EVALUATE),
                     "playwright": lambda: page.evaluate("() => 1"),
+                    "bare CDP": bare,
                 },
                 n,
             )
+            ws.close()
             clicks = min(n, 200)
             click = interleaved(
                 {
@@ -85,6 +111,7 @@ def act_figures(n: int) -> dict:
         who: {"evaluate": summary(evaluate[who]), "click": summary(click[who])}
         for who in ("clawd", "clawd raw", "playwright")
     }
+    floor = summary(evaluate["bare CDP"])
     rows = []
     for name, label in (
         ("evaluate", 'evaluate "() => 1"'),
@@ -119,7 +146,21 @@ def act_figures(n: int) -> dict:
         ],
         rows,
     )
+    library = figures["clawd"]["evaluate"]["p50"] - figures["clawd raw"]["evaluate"]["p50"]
+    print_table(
+        "the evaluate floor, ms p50: one CDP round trip, and what http.client adds by itself",
+        ["bare CDP evaluate", "http.client's own (clawd - raw)", "floor via http.client", "ratio"],
+        [
+            [
+                floor["p50"],
+                round(library, 3),
+                round(floor["p50"] + library, 3),
+                f"{(floor['p50'] + library) / figures['playwright']['evaluate']['p50']:.2f}",
+            ]
+        ],
+    )
     return {
+        "bareCdpEvaluate": floor,
         "clawd": figures["clawd"],
         "clawdRaw": figures["clawd raw"],
         "playwright": figures["playwright"],

@@ -6,6 +6,12 @@ follows a reload), median of N each. Not a test: prints a table, optionally writ
 
 Pages: shared/corpus/pages/*.html plus big.html/small.html from make_synthetic.py, served from
 127.0.0.1; Chromium resolves every other host to nothing (--host-resolver-rules).
+
+The `walk` column is the part of clawd's time spent in the page's own walker (clawd/page/snapshot/
+js: scan, Playwright's generateAriaTree with clawd's patches, distill, refs and text, from the
+walker's performance.now() clock, read after each timed snapshot): the part both contenders run.
+`walk/pw` is that over Playwright's whole snapshot, a floor for the ratio no work outside the
+page's walker can go under.
 """
 
 from __future__ import annotations
@@ -133,7 +139,7 @@ def main() -> None:
         for name in pages:
             url = site.url("/" + name)
             before = blocked.count
-            rows.append(measure(client, tab, pw_page, url, name, args.runs))
+            rows.append(measure(client, running, tab, pw_page, url, name, args.runs))
             rows[-1]["blocked"] = blocked.count - before
             print_row(rows[-1])
         browser.close()
@@ -142,8 +148,18 @@ def main() -> None:
         args.json.write_text(json.dumps(rows, indent=1))
 
 
-def measure(client, tab, pw_page, url: str, name: str, runs: int) -> dict:
-    ours, theirs = [], []
+def walker_ms(running, tab_id: str) -> float:
+    """The in-page walker's own clock for the snapshot just taken (ms): build and render."""
+    from clawd.page.snapshot import aria
+
+    session = running.live_tab(tab_id).session
+    context = aria.world(session, session.target_id, 10)
+    timings = aria.evaluate(session, context, "JSON.stringify(__clawd.timings)", 10)
+    return sum(json.loads(timings).values())
+
+
+def measure(client, running, tab, pw_page, url: str, name: str, runs: int) -> dict:
+    ours, theirs, walks = [], [], []
     text = peer = efficient = None
     for _ in range(runs):
         client.navigate(url, target_id=tab["tabId"])
@@ -153,6 +169,7 @@ def measure(client, tab, pw_page, url: str, name: str, runs: int) -> dict:
             )
         )
         ours.append(seconds)
+        walks.append(walker_ms(running, tab["tabId"]))
         pw_page.goto(url)
         seconds, peer = timed(lambda: pw_page.aria_snapshot(mode="ai"))
         theirs.append(seconds)
@@ -161,11 +178,14 @@ def measure(client, tab, pw_page, url: str, name: str, runs: int) -> dict:
         "GET", "/snapshot", params={"targetId": tab["tabId"], "mode": "efficient"}
     )
     ours_ms, theirs_ms = statistics.median(ours) * 1000, statistics.median(theirs) * 1000
+    walk_ms = statistics.median(walks)
     return {
         "page": name,
         "clawd_ms": round(ours_ms, 1),
         "playwright_ms": round(theirs_ms, 1),
         "ratio": round(ours_ms / theirs_ms, 3),
+        "walk_ms": round(walk_ms, 1),
+        "walk_ratio": round(walk_ms / theirs_ms, 3),
         "clawd_chars": len(text["snapshot"]),
         "playwright_chars": len(peer),
         "efficient_chars": len(efficient["snapshot"]),
@@ -176,6 +196,7 @@ def measure(client, tab, pw_page, url: str, name: str, runs: int) -> dict:
 def print_row(row: dict) -> None:
     print(
         f"{row['page']:46s} {row['clawd_ms']:8.1f} {row['playwright_ms']:8.1f} {row['ratio']:6.2f} "
+        f"{row['walk_ms']:7.1f} {row['walk_ratio']:7.2f} "
         f"{row['clawd_chars']:8d} {row['playwright_chars']:8d} {row['efficient_chars']:6d} "
         f"{row['chrome_names']:5d} {row['blocked']:7d}",
         flush=True,
@@ -185,7 +206,8 @@ def print_row(row: dict) -> None:
 def summary(rows: list[dict]) -> None:
     geo = math.exp(sum(math.log(r["ratio"]) for r in rows) / len(rows))
     print(
-        f"\n{'page':46s} {'clawd':>8s} {'pw':>8s} {'ratio':>6s} {'chars':>8s} "
+        f"\n{'page':46s} {'clawd':>8s} {'pw':>8s} {'ratio':>6s} {'walk':>7s} {'walk/pw':>7s} "
+        f"{'chars':>8s} "
         f"{'pwchars':>8s} {'eff':>6s} {'chrome':>5s} {'blocked':>7s}"
     )
     print(
@@ -193,6 +215,8 @@ def summary(rows: list[dict]) -> None:
         f"{sum(r['blocked'] for r in rows)}"
     )
     print(f"geometric-mean ratio clawd/playwright over {len(rows)} pages: {geo:.3f}")
+    floor = math.exp(sum(math.log(r["walk_ratio"]) for r in rows) / len(rows))
+    print(f"geometric-mean walk/playwright (the in-page walker alone): {floor:.3f}")
 
 
 if __name__ == "__main__":

@@ -5,17 +5,16 @@ from 127.0.0.1. Not a test: prints a table (ratios, geomean), optionally writes 
 
     .venv/bin/python bench/webfetch.py [--runs 7] [--only NAME] [--json OUT]
 
-The service runs in this process (a thread) with the web routes on its own router (until
-server/routes.py carries them), the browser disabled and the fetch cache off, so every timed
-fetch is a real one; otherwise its defaults (maxChars 50000). Characters are counted on untimed
-fetches with maxChars 200000, whitespace runs collapsed. Readability is timed inside Node (JSDOM
-parse + Readability.parse on the file's bytes, no fetch and no IPC): the peer gets the most
+The service runs in this process (a thread) with the browser disabled and the fetch cache off, so
+every timed fetch is a real one; otherwise its defaults (maxChars 50000). Characters are counted on
+untimed fetches with maxChars 200000, whitespace runs collapsed. Readability is timed inside Node
+(JSDOM parse + Readability.parse on the file's bytes, no fetch and no IPC): the peer gets the most
 generous figure. The npm packages are installed once into ~/.cache/clawd-bench/readability
-(CLAWD_BENCH_CACHE moves it), never into the repository. The pages are served by a
-`python -m http.server` process, so none of the serving counts as clawd's. Overhead is clawd's
-time minus trafilatura's with clawd's own options, run by run (wall clock, and CPU time of this
-process, which a busy machine does not inflate). Targets (issue 17): clawd's overhead over bare
-trafilatura <= 15 ms p50 a page, clawd / Readability <= 0.7 (geomean).
+(CLAWD_BENCH_CACHE moves it), never into the repository. The pages are served by a `python -m
+http.server` process, so none of the serving counts as clawd's. Overhead is clawd's time minus
+trafilatura's with clawd's own options, run by run (wall clock, and CPU time of this process, which
+a busy machine does not inflate). Targets (issue 17): clawd's overhead over bare trafilatura <= 15
+ms p50 a page, clawd / Readability <= 0.7 (geomean).
 """
 
 from __future__ import annotations
