@@ -9,7 +9,8 @@ import logging
 import re
 import secrets
 import unicodedata
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 log = logging.getLogger("clawd.security")
 
@@ -78,52 +79,85 @@ _MARKER = re.compile(
     r"(?P<close>[\s\"'\\]*>+)?"
 )
 
-# (name, words one of which must appear in the folded text, pattern): the cheap substring test
-# keeps large snapshots from paying for every regex.
+
+@dataclass(frozen=True)
+class _Suspicious:
+    """One instruction-like pattern. A match needs one of `words` in the folded text: the cheap
+    substring test keeps large snapshots from paying for every regex. `leading`: every match
+    begins with one of them, so the pattern is tried only where one stands (a regex that starts
+    with \\b tries every position of a 50,000-character text: 0.8 ms each, measured)."""
+
+    name: str
+    words: tuple[str, ...]
+    pattern: str
+    leading: bool = False
+
+    @cached_property
+    def rx(self) -> re.Pattern:
+        return re.compile(self.pattern, re.DOTALL)
+
+    def found_in(self, folded: str) -> bool:
+        if not self.leading:
+            return any(w in folded for w in self.words) and self.rx.search(folded) is not None
+        for word in self.words:
+            at = folded.find(word)
+            while at != -1:
+                if self.rx.match(folded, at):
+                    return True
+                at = folded.find(word, at + 1)
+        return False
+
+
 _SUSPICIOUS = [
-    (
+    _Suspicious(
         "ignore previous instructions",
         ("IGNORE", "DISREGARD", "FORGET", "OVERRIDE"),
         r"\b(IGNORE|DISREGARD|FORGET|OVERRIDE)\b.{0,30}"
         r"\b(PREVIOUS|PRIOR|ABOVE|EARLIER|ALL|PRECEDING)\b"
         r".{0,30}\b(INSTRUCTIONS?|PROMPTS?|RULES|DIRECTIONS|GUIDELINES|CONTEXT)\b",
+        leading=True,
     ),
-    ("you are now", ("YOU",), r"\bYOU\s+ARE\s+NOW\b"),
-    ("new instructions", ("INSTRUCTION",), r"\b(NEW|UPDATED|REAL|ACTUAL)\s+INSTRUCTIONS?\b"),
-    ("system prompt", ("SYSTEM",), r"\bSYSTEM\s*PROMPT\b"),
-    (
+    _Suspicious("you are now", ("YOU",), r"\bYOU\s+ARE\s+NOW\b", leading=True),
+    _Suspicious(
+        "new instructions", ("INSTRUCTION",), r"\b(NEW|UPDATED|REAL|ACTUAL)\s+INSTRUCTIONS?\b"
+    ),
+    _Suspicious("system prompt", ("SYSTEM",), r"\bSYSTEM\s*PROMPT\b", leading=True),
+    _Suspicious(
         "role header",
         ("SYSTEM", "ASSISTANT", "DEVELOPER"),
         r"(?m)^\s*(SYSTEM|ASSISTANT|DEVELOPER)\s*:",
     ),
-    (
+    _Suspicious(
         "chat template token",
         ("IM_", "SYSTEM", "ENDOFTEXT", "INST", "SYS"),
         r"<\|?\s*(IM_START|IM_END|SYSTEM|ENDOFTEXT)\s*\|?>|\[/?INST\]|<</?SYS>>",
     ),
-    (
+    _Suspicious(
         "pretend / act as",
         ("ACT", "PRETEND", "ROLEPLAY"),
         r"\b(ACT\s+AS|PRETEND\s+(TO\s+BE|YOU\s+ARE)|ROLEPLAY\s+AS)\b",
+        leading=True,
     ),
-    (
+    _Suspicious(
         "jailbreak",
-        ("JAILBREAK", "MODE", "ANYTHING"),
+        ("JAILBREAK", "DEVELOPER", "DAN", "DO"),
         r"\b(JAILBREAK|DEVELOPER\s+MODE|DAN\s+MODE|DO\s+ANYTHING\s+NOW)\b",
+        leading=True,
     ),
-    (
+    _Suspicious(
         "secret exfiltration",
         ("REVEAL", "PRINT", "SEND", "LEAK", "EXFILTRATE", "SHARE"),
         r"\b(REVEAL|PRINT|SEND|LEAK|EXFILTRATE|SHARE)\b.{0,40}\b(API\s*KEYS?|PASSWORDS?|SECRETS?|"
         r"TOKENS?|CREDENTIALS?|COOKIES)\b",
+        leading=True,
     ),
-    (
+    _Suspicious(
         "tool invocation",
         ("RUN", "EXECUTE"),
         r"\b(RUN|EXECUTE)\s+(THIS|THE\s+FOLLOWING)\s+(COMMAND|CODE|SCRIPT)\b",
+        leading=True,
     ),
 ]
-_SUSPICIOUS_RE = [(name, words, re.compile(rx, re.DOTALL)) for name, words, rx in _SUSPICIOUS]
 _ASCII_RUNS = re.compile(r"[\x00-\x7f]+|[^\x00-\x7f]")
 
 
@@ -133,7 +167,8 @@ def wrap_untrusted(text: str, *, source: str = "web") -> str:
     `source` (web, console, title, ...) only labels the warning logged for instruction-like text.
     """
     marker_id = secrets.token_hex(8)
-    found = suspicious_patterns(text)
+    folded, origin = _fold(text)
+    found = _suspicious_in(folded)
     if found:
         log.warning(
             "untrusted %s content %s looks like instructions: %s",
@@ -141,12 +176,16 @@ def wrap_untrusted(text: str, *, source: str = "web") -> str:
             marker_id,
             ", ".join(found),
         )
-    return f'<<<{START} id="{marker_id}">>>\n{sanitize_markers(text)}\n<<<{END} id="{marker_id}">>>'
+    clean = _sanitized(text, folded, origin)
+    return f'<<<{START} id="{marker_id}">>>\n{clean}\n<<<{END} id="{marker_id}">>>'
 
 
 def sanitize_markers(text: str) -> str:
     """Replace anything that reads as a start or end marker with [[MARKER_SANITIZED]]."""
-    folded, origin = _fold(text)
+    return _sanitized(text, *_fold(text))
+
+
+def _sanitized(text: str, folded: str, origin) -> str:
     if "UNTRUSTED" not in folded:  # every marker look-alike folds to contain it
         return text
     pieces, copied = [], 0
@@ -163,12 +202,11 @@ def sanitize_markers(text: str) -> str:
 
 def suspicious_patterns(text: str) -> list[str]:
     """Names of instruction-like patterns in text, in a fixed order, each at most once."""
-    folded, _ = _fold(text)
-    return [
-        name
-        for name, words, rx in _SUSPICIOUS_RE
-        if any(w in folded for w in words) and rx.search(folded)
-    ]
+    return _suspicious_in(_fold(text)[0])
+
+
+def _suspicious_in(folded: str) -> list[str]:
+    return [pattern.name for pattern in _SUSPICIOUS if pattern.found_in(folded)]
 
 
 def _looks_like_marker(match: re.Match) -> bool:
