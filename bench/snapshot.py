@@ -7,11 +7,12 @@ follows a reload), median of N each. Not a test: prints a table, optionally writ
 Pages: shared/corpus/pages/*.html plus big.html/small.html from make_synthetic.py, served from
 127.0.0.1; Chromium resolves every other host to nothing (--host-resolver-rules).
 
-The `walk` column is the part of clawd's time spent in the page's own walker (clawd/page/snapshot/
-js: scan, Playwright's generateAriaTree with clawd's patches, distill, refs and text, from the
-walker's performance.now() clock, read after each timed snapshot): the part both contenders run.
-`walk/pw` is that over Playwright's whole snapshot, a floor for the ratio no work outside the
-page's walker can go under.
+The `walk` column is the part of clawd's time spent in the main document's walker (clawd/page/
+snapshot/js: scan, Playwright's generateAriaTree with clawd's patches, distill, refs and text,
+from the walker's performance.now() clock, read after each timed snapshot): the work both
+contenders do. `walk/pw` is that over Playwright's whole snapshot, a floor for the ratio no work
+outside the walker can go under. Iframes are walked too (each its own document, its own walker
+injected), and their time is in `clawd`, not in `walk`.
 """
 
 from __future__ import annotations
