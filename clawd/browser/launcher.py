@@ -27,6 +27,7 @@ log = logging.getLogger("clawd.browser")
 FORBIDDEN_PORT = 9222  # the port people's own browsers and tools use: never ours
 READY_TIMEOUT = 15.0
 POLL_INTERVAL = 0.15
+LINE_CHECK = 0.01
 STOP_GRACE = 2.5
 LOCK_FILES = ("SingletonLock", "SingletonSocket", "SingletonCookie")
 
@@ -145,20 +146,50 @@ def launch(
 
 
 def wait_ready(process: ChromiumProcess, timeout: float = READY_TIMEOUT) -> str:
-    """Poll /json/version until it names the browser websocket; returns that URL."""
+    """The browser websocket /json/version names, asked as soon as Chromium's stderr says its
+    DevTools server listens (checked every LINE_CHECK), else every POLL_INTERVAL (a browser that
+    does not print that line). Waiting out a 150 ms poll cost a cold start 25 ms on average."""
     deadline = time.monotonic() + timeout
+    line = _ListeningLine(process.stderr_path)
+    next_poll = time.monotonic()
     while time.monotonic() < deadline:
         if not process.alive():
             raise launch_failure(
                 process, f"Chromium exited with status {process.popen.returncode} while starting"
             )
-        found = _version_websocket(process.spec.port)
-        if found:
-            return found
-        time.sleep(POLL_INTERVAL)
+        if line.seen() or time.monotonic() >= next_poll:
+            found = _version_websocket(process.spec.port)
+            if found:
+                return found
+            next_poll = time.monotonic() + POLL_INTERVAL
+        time.sleep(LINE_CHECK)
     raise launch_failure(
         process, f"Chromium did not answer on port {process.spec.port} within {timeout:g} s"
     )
+
+
+class _ListeningLine:
+    """Whether Chromium's stderr (a file) has said "DevTools listening on ws://..." yet; reads
+    only what was written since the last look."""
+
+    MARK = b"DevTools listening on "
+
+    def __init__(self, path: pathlib.Path):
+        self._path, self._offset, self._tail, self._seen = path, 0, b"", False
+
+    def seen(self) -> bool:
+        if not self._seen:
+            try:
+                with open(self._path, "rb") as stream:
+                    stream.seek(self._offset)
+                    chunk = stream.read()
+            except OSError:
+                return False
+            self._offset += len(chunk)
+            text = self._tail + chunk
+            self._seen = self.MARK in text
+            self._tail = text[-len(self.MARK) :]  # a mark split between two reads
+        return self._seen
 
 
 def _version_websocket(port: int) -> str | None:

@@ -344,6 +344,48 @@ def test_wait_ready_returns_the_websocket_url_once_json_version_answers(tmp_path
         server.server_close()
 
 
+class _SlowStarter(http.server.BaseHTTPRequestHandler):
+    """/json/version answers 503 until the test says Chromium is up; the first ask is noted."""
+
+    asked = threading.Event()
+    up = threading.Event()
+
+    def do_GET(self):
+        type(self).asked.set()
+        body = json.dumps({"webSocketDebuggerUrl": "ws://127.0.0.1/devtools/browser/up"}).encode()
+        self.send_response(200 if type(self).up.is_set() else 503)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_wait_ready_asks_again_as_soon_as_stderr_says_devtools_listens(tmp_path, monkeypatch):
+    monkeypatch.setattr(launcher, "POLL_INTERVAL", 3600.0)  # only the stderr line can wake it
+    _SlowStarter.asked.clear()
+    _SlowStarter.up.clear()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowStarter)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    log = tmp_path / "chromium.log"
+    log.write_bytes(b"[0101/000000.000:WARNING] starting\nDevTools listen")  # a mark cut in two
+
+    def chromium_comes_up():
+        assert _SlowStarter.asked.wait(10), "wait_ready never asked /json/version"
+        _SlowStarter.up.set()
+        with open(log, "ab") as stream:
+            stream.write(b"ing on ws://127.0.0.1:1/devtools/browser/up\n")
+
+    threading.Thread(target=chromium_comes_up, daemon=True).start()
+    try:
+        process = ChromiumProcess(FakePopen(), log, spec(tmp_path, port=server.server_port))
+        assert launcher.wait_ready(process, timeout=10.0) == "ws://127.0.0.1/devtools/browser/up"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 # -- stop_tree on real processes (plain Python, never a browser) ----------------------------------
 PARENT_WITH_CHILD = """
 import subprocess, sys
