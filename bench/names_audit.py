@@ -50,7 +50,7 @@ def audit_page(client, running, tab_id: str, url: str) -> tuple[int, int, list[t
     tab = running.live_tab(tab_id)
     walk = aria.Walk(tab.session, tab.session.target_id, "ai", deadline=time.monotonic() + 120)
     context = aria.world(walk.session, walk.frame_id, walk.remaining())
-    ids = aria._element_ids(
+    ids = aria.element_ids(
         walk, context, ELEMENTS.format(refs=json.dumps([ref for ref, _ in refs]))
     )
     calls = [

@@ -110,3 +110,38 @@ def test_form_controls_in_an_out_of_process_iframe_take_text_clicks_and_choices(
     )["result"]["value"]
     assert state == ["Ada", True, "large"]
     client.close_tab(tab_id)
+
+
+def test_sibling_frames_in_and_out_of_process_each_get_their_own_text(isolated, site):
+    running, client = isolated
+    tab_id = client.open(site.url("/snapshot/mixed-frames.html"))["tabId"]
+    assert len(running.live_tab(tab_id).child_sessions()) == 1
+    text = client.request("GET", "/snapshot", params={"targetId": tab_id})["snapshot"]
+    found = re.search(
+        r'( *)- iframe \[ref=e\d+\]:\n\1  - generic \[ref=(f\d+)e\d+\]:\n'
+        r'\1    - button "First" \[ref=\2e\d+\]\n'
+        r'\1    - iframe \[ref=\2e\d+\]:\n\1      - button "Nested" \[ref=(f\d+)e\d+\]\n'
+        r'\1- iframe \[ref=e\d+\] \[nth=1\]:\n\1  - generic \[ref=(f\d+)e\d+\]:\n'
+        r'\1    - button "Inside" \[ref=\4e\d+\]\n'
+        r'(?:\1    .*\n)+'
+        r'\1- iframe \[ref=e\d+\] \[nth=2\]:\n\1  - button "Third" \[ref=(f\d+)e\d+\]',
+        text,
+    )
+    assert found, text
+    assert len(set(found.group(2, 3, 4, 5))) == 4, "each frame has a ref prefix of its own"
+    client.close_tab(tab_id)
+
+
+def test_a_snapshot_walks_at_most_fifty_frames_and_prints_the_rest_bare(isolated, site):
+    running, client = isolated
+    tab_id = client.open(site.url("/snapshot/many-frames.html"))["tabId"]
+    client.request(
+        "POST",
+        "/act",
+        json={"kind": "wait", "fn": "() => document.readyState === 'complete'", "targetId": tab_id},
+    )
+    text = client.request("GET", "/snapshot", params={"targetId": tab_id})["snapshot"]
+    buttons = re.findall(r'- button "b(\d+)"', text)
+    assert buttons == [str(i) for i in range(50)], text
+    assert text.count("- iframe") == 53, text
+    client.close_tab(tab_id)

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from clawd import errors
@@ -60,9 +63,41 @@ class Walk:
     deadline: float = 0.0
     root: bool = False  # the snapshot's own document: one still loading is TabLoading
     lookup: bool = False  # finding a role ref's element: the page keeps the latest snapshot's refs
+    context: int | None = None  # the frame's world, when it was made ahead (sibling iframes)
 
     def remaining(self) -> float:
         return left_or_raise(self.deadline, errors.RequestTimeout, LATE)
+
+
+class Injected:
+    """The execution contexts of each session that clawd's script was injected into (the last
+    KEEP of them). A context not listed is a new document's: it gets the script and its first
+    build in one round trip, without being asked first whether the script is there (a cold
+    snapshot's round trip, and one per iframe). A listed one is asked, and injected again if
+    its script is gone."""
+
+    KEEP = 256
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._contexts: weakref.WeakKeyDictionary[Session, OrderedDict] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def known(self, session: Session, context: int) -> bool:
+        with self._lock:
+            return context in self._contexts.get(session, ())
+
+    def add(self, session: Session, context: int) -> None:
+        with self._lock:
+            contexts = self._contexts.setdefault(session, OrderedDict())
+            contexts[context] = True
+            contexts.move_to_end(context)
+            while len(contexts) > self.KEEP:
+                contexts.popitem(last=False)
+
+
+INJECTED = Injected()
 
 
 def world(session: Session, frame_id: str, timeout: float) -> int:
@@ -74,6 +109,23 @@ def world(session: Session, frame_id: str, timeout: float) -> int:
         timeout=timeout,
     )
     return reply["executionContextId"]
+
+
+def worlds(frames: list[tuple[Session, str]], timeout: float) -> list[int | None]:
+    """world() of several frames, the requests sent together; None for a frame whose world
+    could not be made (its walk then asks again, and fails with the reason)."""
+    params = {"worldName": WORLD, "grantUniveralAccess": False}
+    sent = [
+        session.send("Page.createIsolatedWorld", {"frameId": frame_id, **params})
+        for session, frame_id in frames
+    ]
+    out: list[int | None] = []
+    for pending in sent:
+        try:
+            out.append(pending.result(timeout)["executionContextId"])
+        except errors.CdpError:
+            out.append(None)
+    return out
 
 
 def evaluate(
@@ -100,7 +152,7 @@ def evaluate(
 
 def walk_frame(walk: Walk, base: int) -> FrameText:
     """Snapshot one frame's document (not its iframes) into text and refs."""
-    context = world(walk.session, walk.frame_id, walk.remaining())
+    context = walk.context or world(walk.session, walk.frame_id, walk.remaining())
     built = _build(walk, context, base)
     names: list[str | None] = []
     if isinstance(built, str):  # nothing to ask Chrome: rendered at once
@@ -163,9 +215,10 @@ def _build(walk: Walk, context: int, base: int) -> dict | str:
         )
         return evaluate(walk.session, context, expression, walk.remaining())
 
-    built = build(True)
+    built = build(True, inject=not INJECTED.known(walk.session, context))
     if built is None:
         built = build(True, inject=True)
+    INJECTED.add(walk.session, context)
     for round_ in range(CLOSED_ROUNDS):
         if isinstance(built, str) or not built.get("candidates"):
             return built
@@ -179,7 +232,7 @@ def attach_closed_roots(walk: Walk, context: int) -> int:
     candidate (shadowRoots lists closed ones too) and resolves the root into clawd's world."""
     session = walk.session
     try:
-        hosts = _element_ids(walk, context, "__clawd.candidateElements()")
+        hosts = element_ids(walk, context, "__clawd.candidateElements()")
         described = pipelined(
             session, [("DOM.describeNode", {"objectId": h, "depth": 0}) for h in hosts], walk
         )
@@ -218,8 +271,9 @@ def _hand_root(walk: Walk, context: int, host: str, backend_node_id: int) -> boo
     return True
 
 
-def _element_ids(walk: Walk, context: int, expression: str) -> list[str | None]:
-    """The object ids of the elements of the array `expression` returns, in order."""
+def element_ids(walk: Walk, context: int, expression: str, count: int = 0) -> list[str | None]:
+    """The object ids of the elements of the array `expression` returns, in order (None for an
+    entry that is not an object), at least `count` of them."""
     array = evaluate(walk.session, context, expression, walk.remaining(), by_value=False)
     props = walk.session.call(
         "Runtime.getProperties",
@@ -231,13 +285,13 @@ def _element_ids(walk: Walk, context: int, expression: str) -> list[str | None]:
         for p in props
         if p["name"].isdigit() and p.get("value", {}).get("objectId")
     }
-    return [ids.get(i) for i in range(max(ids) + 1 if ids else 0)]
+    return [ids.get(i) for i in range(max(count, max(ids) + 1 if ids else 0))]
 
 
 def chrome_names(walk: Walk, context: int) -> list[str | None]:
     """Chrome's accessible names of the pending nodes, in order (None where Chrome has none)."""
     try:
-        ids = _element_ids(walk, context, "__clawd.pendingElements()")
+        ids = element_ids(walk, context, "__clawd.pendingElements()")
         calls = [
             ("Accessibility.getPartialAXTree", {"objectId": i, "fetchRelatives": False})
             for i in ids

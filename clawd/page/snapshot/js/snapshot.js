@@ -598,6 +598,14 @@ clawd.element = function (ref) {
   return element;
 };
 
+// The elements of refs of the latest snapshot that are still in the document (null for others).
+clawd.elements = function (refs) {
+  return refs.map((ref) => {
+    const element = clawd.refs.get(ref);
+    return element && element.isConnected ? element : null;
+  });
+};
+
 // The labelled screenshot: outline and label each ref's box in the viewport (one overlay).
 clawd.drawLabels = function (refs) {
   clawd.clearLabels();
