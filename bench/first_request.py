@@ -13,27 +13,19 @@ import time
 
 from common import Site, start_service, write_json
 
+from tests.support.page_eval import wait_until
+
 DATA = "first-fetch.json"
-
-
-def wait_for(condition, timeout: float = 15.0, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what} not met within {timeout:g} s")
-        time.sleep(0.02)
 
 
 def captured(client, tab_id: str) -> bool:
     """The page's fetch finished (its title says so); True when /requests lists it."""
-    wait_for(
+    wait_until(
         lambda: client.evaluate("() => document.title", target_id=tab_id)["result"].startswith(
             "fetched"
         ),
-        what=f"the fetch of {tab_id}",
+        timeout=15.0,
+        message=f"the fetch of {tab_id}",
     )
     return any(r["url"].endswith(DATA) for r in client.requests(target_id=tab_id)["requests"])
 
@@ -41,8 +33,10 @@ def captured(client, tab_id: str) -> bool:
 def popup_captured(client, opener_id: str, noopener: bool) -> bool:
     known = {t["tabId"] for t in client.tabs()["tabs"]}
     client.evaluate(f"() => openPopup({'true' if noopener else 'false'})", target_id=opener_id)
-    popup = wait_for(
-        lambda: [t for t in client.tabs()["tabs"] if t["tabId"] not in known], what="the popup"
+    popup = wait_until(
+        lambda: [t for t in client.tabs()["tabs"] if t["tabId"] not in known],
+        timeout=15.0,
+        message="the popup",
     )[0]
     try:
         return captured(client, popup["tabId"])

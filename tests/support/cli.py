@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import pathlib
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -46,3 +47,16 @@ def service_argv(service) -> list[str]:
 
 def cli_of(service, *argv: str) -> Ran:
     return run_cli(*service_argv(service), *argv)
+
+
+CLAWD_VARIABLES = ("CLAWD_CONFIG", "CLAWD_TOKEN", "CLAWD_PASSWORD")
+
+
+def isolate_env(monkeypatch, tmp_path: pathlib.Path, home: str = "home") -> pathlib.Path:
+    """Nothing of this machine's clawd reaches the test: the CLAWD_ settings unset, HOME (no
+    ~/.clawd/clawd.yaml) and CLAWD_HOME in `tmp_path`. Returns CLAWD_HOME."""
+    for variable in CLAWD_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("CLAWD_HOME", str(tmp_path / home))
+    return tmp_path / home

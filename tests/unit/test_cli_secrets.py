@@ -13,7 +13,7 @@ from clawd import errors
 from clawd.client import Client
 from clawd.security.auth import load_or_create_token, new_token
 from tests.support import browser as support
-from tests.support.cli import run_cli
+from tests.support.cli import isolate_env, run_cli
 from tests.support.service import RunningService
 from tests.unit.test_client import FakeService
 
@@ -23,10 +23,7 @@ PASSWORD = "--pw-begins-with-dashes"
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch, tmp_path):
-    for variable in ("CLAWD_CONFIG", "CLAWD_TOKEN", "CLAWD_PASSWORD"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("CLAWD_HOME", str(tmp_path / "empty-home"))
+    isolate_env(monkeypatch, tmp_path, home="empty-home")
 
 
 def _service(home, **auth) -> RunningService:

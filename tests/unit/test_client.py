@@ -19,6 +19,7 @@ import pytest
 
 from clawd import errors
 from clawd.client import Client, ServiceUnreachable
+from tests.support.cli import isolate_env
 
 
 @dataclass
@@ -130,10 +131,7 @@ def closed_port() -> int:
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch, tmp_path):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("CLAWD_HOME", str(tmp_path / "home"))
-    for name in ("CLAWD_TOKEN", "CLAWD_PASSWORD", "CLAWD_CONFIG"):
-        monkeypatch.delenv(name, raising=False)
+    isolate_env(monkeypatch, tmp_path)
 
 
 @pytest.fixture

@@ -8,17 +8,14 @@ import pathlib
 import pytest
 import yaml
 
-from tests.support.cli import run_cli
+from tests.support.cli import isolate_env, run_cli
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch, tmp_path):
-    for variable in ("CLAWD_CONFIG", "CLAWD_TOKEN", "CLAWD_PASSWORD"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("CLAWD_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.clawd/clawd.yaml of the machine's user
+    isolate_env(monkeypatch, tmp_path)
 
 
 run = run_cli

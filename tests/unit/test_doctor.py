@@ -9,17 +9,13 @@ import pytest
 
 from clawd.cli.main import main
 from tests.support import browser as support
-from tests.support.cli import run_cli
+from tests.support.cli import isolate_env, run_cli
 from tests.support.service import RunningService
 
 
 @pytest.fixture
 def env(monkeypatch, tmp_path):
-    for variable in ("CLAWD_CONFIG", "CLAWD_TOKEN", "CLAWD_PASSWORD"):
-        monkeypatch.delenv(variable, raising=False)
-    home = tmp_path / "home"
-    monkeypatch.setenv("CLAWD_HOME", str(home))
-    monkeypatch.setenv("HOME", str(tmp_path))
+    home = isolate_env(monkeypatch, tmp_path)
     fake = tmp_path / "fake-chromium"
     fake.write_text("#!/bin/sh\necho 'Chromium 999.0.0.1'\n")
     fake.chmod(0o755)

@@ -10,17 +10,14 @@ import pytest
 import yaml
 
 from clawd.config import loader, openclaw
-from tests.support.cli import run_cli
+from tests.support.cli import isolate_env, run_cli
 
 DATA = pathlib.Path(__file__).parent / "data"
 
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch, tmp_path):
-    for variable in ("CLAWD_CONFIG", "CLAWD_TOKEN", "CLAWD_PASSWORD"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("CLAWD_HOME", str(tmp_path / "home"))
+    isolate_env(monkeypatch, tmp_path)
 
 
 def imported(text: str) -> openclaw.Imported:

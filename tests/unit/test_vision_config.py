@@ -12,15 +12,12 @@ import yaml
 from clawd.config import loader, openclaw
 from clawd.config.loader import config_from_data, config_to_dict, validate
 from clawd.config.model import VisionModel
-from tests.support.cli import run_cli
+from tests.support.cli import isolate_env, run_cli
 
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch, tmp_path):
-    for variable in ("CLAWD_CONFIG", "CLAWD_TOKEN", "CLAWD_PASSWORD"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("CLAWD_HOME", str(tmp_path / "home"))
+    isolate_env(monkeypatch, tmp_path)
 
 
 def test_openclaw_names_and_the_vision_block_read_the_same():
