@@ -145,3 +145,29 @@ def test_a_snapshot_walks_at_most_fifty_frames_and_prints_the_rest_bare(isolated
     assert buttons == [str(i) for i in range(50)], text
     assert text.count("- iframe") == 53, text
     client.close_tab(tab_id)
+
+
+def test_a_frame_inside_an_out_of_process_frame_is_walked_in_that_frames_process(isolated, site):
+    running, client = isolated
+    tab_id = client.open(site.url("/snapshot/oopif-nesting.html"))["tabId"]
+    assert len(running.live_tab(tab_id).child_sessions()) == 1
+    client.request(
+        "POST",
+        "/act",
+        json={"kind": "wait", "fn": "() => document.readyState === 'complete'", "targetId": tab_id},
+    )
+    body = client.request("GET", "/snapshot", params={"targetId": tab_id})
+    found = re.search(
+        r'( *)- iframe \[ref=e\d+\]:\n\1  - generic \[ref=(f\d+)e\d+\]:\n'
+        r'\1    - button "Middle" \[ref=\2e\d+\]\n'
+        r'\1    - iframe \[ref=\2e\d+\]:\n\1      - button "Deep" \[ref=(f\d+e\d+)\]',
+        body["snapshot"],
+    )
+    assert found, body["snapshot"]
+    deep = found.group(3)
+    client.request("POST", "/act", json={"kind": "click", "ref": deep, "targetId": tab_id})
+    after = client.request("GET", "/snapshot", params={"targetId": tab_id})["snapshot"]
+    # the click landed in the nested frame (a renamed button gets a new ref, in the same frame)
+    prefix = deep[: deep.index("e")]
+    assert re.search(rf'- button "Deep clicked" .*\[ref={prefix}e\d+\]', after), after
+    client.close_tab(tab_id)

@@ -111,20 +111,25 @@ def world(session: Session, frame_id: str, timeout: float) -> int:
     return reply["executionContextId"]
 
 
-def worlds(frames: list[tuple[Session, str]], timeout: float) -> list[int | None]:
-    """world() of several frames, the requests sent together; None for a frame whose world
-    could not be made (its walk then asks again, and fails with the reason)."""
+def worlds(frames: list[tuple[Session, str]], walk: Walk) -> list[int | None]:
+    """world() of several frames, the requests sent together and waited for within the walk's
+    time; None for a frame whose world could not be made (its walk asks again and fails with
+    the reason)."""
     params = {"worldName": WORLD, "grantUniveralAccess": False}
     sent = [
         session.send("Page.createIsolatedWorld", {"frameId": frame_id, **params})
         for session, frame_id in frames
     ]
     out: list[int | None] = []
-    for pending in sent:
-        try:
-            out.append(pending.result(timeout)["executionContextId"])
-        except errors.CdpError:
-            out.append(None)
+    try:
+        for pending in sent:
+            try:
+                out.append(pending.result(walk.remaining())["executionContextId"])
+            except errors.CdpError:
+                out.append(None)
+    finally:
+        for pending in sent[len(out) :]:  # out of time: nobody waits for the rest
+            pending.discard()
     return out
 
 

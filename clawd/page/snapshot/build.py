@@ -218,7 +218,7 @@ def _root_target(tab, opts: Options, store, deadline: float) -> Target:
 
 def _frame_of_node(tab, session, node_ref: dict, store, deadline: float) -> Target:
     node = session.call("DOM.describeNode", node_ref, timeout=_left(deadline))["node"]
-    target = _frame_target(tab, node, store, deadline)
+    target = _frame_target(tab, session, node, store, deadline)
     if target is None:
         raise errors.InvalidRequest(
             f"frame= names a <{node.get('nodeName', '?').lower()}>, not an iframe"
@@ -226,16 +226,17 @@ def _frame_of_node(tab, session, node_ref: dict, store, deadline: float) -> Targ
     return target
 
 
-def _frame_target(tab, node: dict, store, deadline: float) -> Target | None:
-    """The frame a described <iframe> holds (in its own session when out of process), or None
-    for a node that holds none."""
+def _frame_target(tab, session, node: dict, store, deadline: float) -> Target | None:
+    """The frame a described <iframe> of `session`'s document holds: in a session of its own
+    when out of process, else in `session`'s (a frame inside an out-of-process frame lives in
+    that frame's process); None for a node that holds none."""
     frame_id = node.get("frameId") if node.get("nodeName") in ("IFRAME", "FRAME") else None
     if not frame_id:
         return None
     child = tab.child_sessions().get(frame_id)
     if child is not None:
         return Target(child, _main_frame_id(child, deadline), store.prefix_for(frame_id))
-    return Target(tab.session, frame_id, store.prefix_for(frame_id))
+    return Target(session, frame_id, store.prefix_for(frame_id))
 
 
 def _js(value: str) -> str:
@@ -317,10 +318,11 @@ def _iframe_targets(
     finally:
         session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": aria.GROUP})
     targets = [
-        _frame_target(tab, (reply or {}).get("node") or {}, store, deadline) for reply in described
+        _frame_target(tab, session, (reply or {}).get("node") or {}, store, deadline)
+        for reply in described
     ]
     found = [t for t in targets if t is not None]
-    made = aria.worlds([(t.session, t.frame_id) for t in found], _left(deadline))
+    made = aria.worlds([(t.session, t.frame_id) for t in found], walk)
     for target, world in zip(found, made):
         target.context = world
     return targets
