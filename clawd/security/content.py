@@ -167,7 +167,7 @@ def wrap_untrusted(text: str, *, source: str = "web") -> str:
     `source` (web, console, title, ...) only labels the warning logged for instruction-like text.
     """
     marker_id = secrets.token_hex(8)
-    folded, origin = _fold(text)
+    folded = _fold(text)
     found = _suspicious_in(folded)
     if found:
         log.warning(
@@ -176,18 +176,19 @@ def wrap_untrusted(text: str, *, source: str = "web") -> str:
             marker_id,
             ", ".join(found),
         )
-    clean = _sanitized(text, folded, origin)
+    clean = _sanitized(text, folded)
     return f'<<<{START} id="{marker_id}">>>\n{clean}\n<<<{END} id="{marker_id}">>>'
 
 
 def sanitize_markers(text: str) -> str:
     """Replace anything that reads as a start or end marker with [[MARKER_SANITIZED]]."""
-    return _sanitized(text, *_fold(text))
+    return _sanitized(text, _fold(text))
 
 
-def _sanitized(text: str, folded: str, origin) -> str:
+def _sanitized(text: str, folded: str) -> str:
     if "UNTRUSTED" not in folded:  # every marker look-alike folds to contain it
         return text
+    origin = _origins(text)
     pieces, copied = [], 0
     for match in _MARKER.finditer(folded):
         if not _looks_like_marker(match):
@@ -202,7 +203,7 @@ def _sanitized(text: str, folded: str, origin) -> str:
 
 def suspicious_patterns(text: str) -> list[str]:
     """Names of instruction-like patterns in text, in a fixed order, each at most once."""
-    return _suspicious_in(_fold(text)[0])
+    return _suspicious_in(_fold(text))
 
 
 def _suspicious_in(folded: str) -> list[str]:
@@ -217,22 +218,31 @@ def _looks_like_marker(match: re.Match) -> bool:
     return not any(c.isspace() for c in match["s1"] + match["s2"])
 
 
-def _fold(text: str) -> tuple[str, list[int] | range]:
-    """An uppercase ASCII-ish reading of text, and for each folded char its index in text."""
+def _fold(text: str) -> str:
+    """An uppercase ASCII-ish reading of text (look-alikes, full-width and accented letters as
+    their plain ones; invisible characters dropped)."""
     if text.isascii():
-        return text.upper(), range(len(text))  # the common case, and snapshots are large
-    out: list[str] = []
+        return text.upper()  # the common case, and snapshots are large
+    return "".join(
+        piece.upper() if piece.isascii() else _fold_char(piece)
+        for piece in _ASCII_RUNS.findall(text)
+    )
+
+
+def _origins(text: str) -> list[int] | range:
+    """For each character of _fold(text), its index in text: asked only when a marker
+    look-alike is there to cut out (building it was a third of wrapping a 50,000-character
+    page)."""
+    if text.isascii():
+        return range(len(text))
     origin: list[int] = []
     for run in _ASCII_RUNS.finditer(text):
         start, piece = run.start(), run.group()
         if piece.isascii():
-            out.append(piece.upper())
             origin.extend(range(start, start + len(piece)))
         else:
-            folded = _fold_char(piece)
-            out.append(folded)
-            origin.extend([start] * len(folded))
-    return "".join(out), origin
+            origin.extend([start] * len(_fold_char(piece)))
+    return origin
 
 
 @lru_cache(maxsize=4096)
