@@ -72,6 +72,24 @@ def test_network_log_tracks_redirect_hops_and_failures():
     assert log.requests() == []
 
 
+def test_timestamps_are_floats_even_when_chrome_sends_a_whole_number():
+    # Chrome's JSON writes 1795655052878.0 as 1795655052878: read back as an int
+    entry = console.console_entry({"type": "log", "args": [], "timestamp": 1795655052878})
+    assert entry["timestamp"] == 1795655052878.0 and isinstance(entry["timestamp"], float)
+    assert isinstance(console.log_entry({"timestamp": 1795655052878})["timestamp"], float)
+    assert isinstance(console.error_entry({}, 1795655052878)["timestamp"], float)
+    log = network.NetworkLog(capacity=2)
+    log.on_request(
+        {
+            "requestId": "1",
+            "request": {"method": "GET", "url": "http://a.test/"},
+            "wallTime": 1795655052,
+        }
+    )
+    assert log.requests()[0]["timestamp"] == 1795655052000.0
+    assert isinstance(log.requests()[0]["timestamp"], float)
+
+
 def test_network_log_forgets_evicted_requests():
     log = network.NetworkLog(capacity=2)
     for n in range(3):

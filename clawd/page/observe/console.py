@@ -224,8 +224,10 @@ def _frame_location(frame: dict | None) -> dict | None:
 
 
 def _ms(timestamp: float | None) -> float | None:
-    """CDP Runtime/Log timestamps are already milliseconds since the epoch."""
-    return round(timestamp, 3) if isinstance(timestamp, (int, float)) else None
+    """CDP Runtime/Log timestamps are already milliseconds since the epoch. Always a float:
+    Chrome writes a whole millisecond without a fraction (1795655052878), which JSON reads back
+    as an int, and the answer's type must not depend on the clock (suite loop, run 8)."""
+    return round(float(timestamp), 3) if isinstance(timestamp, (int, float)) else None
 
 
 # -- formatting console arguments as the DevTools console would -----------------------------------

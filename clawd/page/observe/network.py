@@ -171,8 +171,8 @@ def _set_status(entry: dict, status) -> None:
 
 
 def _wall_ms(params: dict) -> float | None:
-    wall = params.get("wallTime")  # seconds since the epoch
-    return round(wall * 1000, 3) if isinstance(wall, (int, float)) else None
+    wall = params.get("wallTime")  # seconds since the epoch; a float even when whole (console._ms)
+    return round(float(wall) * 1000, 3) if isinstance(wall, (int, float)) else None
 
 
 # -- response bodies ----------------------------------------------------------------------------
