@@ -124,7 +124,7 @@ def launch(
         )
     if port_in_use(spec.port):
         raise errors.BrowserLaunchFailed(
-            f"cdpPort {spec.port} is already in use by another program",
+            f"cdpPort {spec.port} is already in use by {port_holder(spec.port)}",
             hint="browser.profiles.<name>.cdpPort",
         )
     spec.user_data_dir.mkdir(parents=True, exist_ok=True)
@@ -325,3 +325,19 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.settimeout(0.2)
         return sock.connect_ex((host, port)) == 0
+
+
+def port_holder(port: int) -> str:
+    """Who listens on `port`, for the error that refuses it: "pid 123 (python3)" when the system
+    lets us see (our own processes, or all of them as root), else "another program"."""
+    try:
+        listening = [
+            c.pid
+            for c in psutil.net_connections(kind="tcp")
+            if c.status == psutil.CONN_LISTEN and c.laddr and c.laddr.port == port and c.pid
+        ]
+        if listening:
+            return f"pid {listening[0]} ({psutil.Process(listening[0]).name()})"
+    except (psutil.Error, OSError):
+        pass
+    return "another program"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pathlib
+import random
 import shutil
 import socket
 import subprocess
@@ -55,14 +56,36 @@ def free_port() -> int:
     return free_ports(1)[0]
 
 
+def _assigned_range() -> range:
+    """Ports no program gets unless it asks for one by number: below the kernel's ephemeral
+    range (bind to port 0 and outgoing connections draw from that range)."""
+    try:
+        low = int(pathlib.Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768  # Linux's default; macOS starts at 49152
+    return range(20000, max(20000 + 1000, low))
+
+
 def free_ports(count: int) -> list[int]:
-    """`count` different free ports: every socket stays bound until all are picked (one port
-    picked, closed, then another picked can be the same one; CI once drew server.port twice)."""
+    """`count` different free ports for a server or Chromium a test starts later, drawn outside
+    the ephemeral range: a port drawn by binding to 0 went back to the kernel's pool, and another
+    bind to 0 (a test server, the service itself) could take it before Chromium did (CI once saw
+    "cdpPort ... is already in use" on a restart). Every socket stays bound until all are picked."""
+    ports = _assigned_range()
     with contextlib.ExitStack() as stack:
-        socks = [stack.enter_context(socket.socket()) for _ in range(count)]
-        for sock in socks:
-            sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in socks]
+        picked: list[int] = []
+        for port in random.sample(ports, min(len(ports), 200)):
+            sock = socket.socket()
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:  # taken, or still in TIME_WAIT
+                sock.close()
+                continue
+            stack.enter_context(sock)
+            picked.append(port)
+            if len(picked) == count:
+                return picked
+    raise RuntimeError(f"no {count} free ports among 200 tried in {ports}")
 
 
 def service_config(home: pathlib.Path, *, cdp_port: int | None = None, extra: dict | None = None):

@@ -28,6 +28,8 @@ from clawd.browser.launcher import (
     resolve_no_sandbox,
     stop_tree,
 )
+from tests.support.browser import free_port
+from tests.support.servers import QuietServer
 
 DEAD_PID = 99_999_999  # above any pid_max (2**22 on 64-bit Linux): never a live process
 
@@ -247,12 +249,6 @@ class FakePopen:
         return self.returncode
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_launch_creates_the_profile_dir_and_starts_chromium_in_its_own_session(tmp_path):
     popen = FakePopen()
     s = spec(tmp_path, port=free_port())
@@ -290,7 +286,7 @@ def test_launch_refuses_a_port_someone_else_listens_on(tmp_path):
         port = listener.getsockname()[1]
         with pytest.raises(errors.BrowserLaunchFailed) as raised:
             launcher.launch(spec(tmp_path, port=port), popen=popen)
-    assert str(port) in str(raised.value)
+    assert f"cdpPort {port} is already in use by pid {os.getpid()} (" in str(raised.value)
     assert popen.args is None
 
 
@@ -332,7 +328,7 @@ class _VersionHandler(http.server.BaseHTTPRequestHandler):
 
 
 def test_wait_ready_returns_the_websocket_url_once_json_version_answers(tmp_path):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _VersionHandler)
+    server = QuietServer(("127.0.0.1", 0), _VersionHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         process = ChromiumProcess(
@@ -366,7 +362,7 @@ def test_wait_ready_asks_again_as_soon_as_stderr_says_devtools_listens(tmp_path,
     monkeypatch.setattr(launcher, "POLL_INTERVAL", 3600.0)  # only the stderr line can wake it
     _SlowStarter.asked.clear()
     _SlowStarter.up.clear()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowStarter)
+    server = QuietServer(("127.0.0.1", 0), _SlowStarter)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     log = tmp_path / "chromium.log"
     log.write_bytes(b"[0101/000000.000:WARNING] starting\nDevTools listen")  # a mark cut in two
