@@ -127,3 +127,17 @@ def reopen() -> bool:
         handler.reopen()
         return True
     return False
+
+
+PEER_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, TimeoutError)
+
+
+def connection_error(logger: logging.Logger, client_address) -> None:
+    """socketserver's handle_error, through logging instead of a bare traceback on stderr: a
+    peer that went away (reset between keep-alive requests, a client that gave up) is normal and
+    logged at debug; anything else is an error with its traceback. Call it from an except."""
+    exc = sys.exc_info()[1]
+    if isinstance(exc, PEER_GONE):
+        logger.debug("connection from %s ended: %r", client_address, exc)
+    else:
+        logger.error("connection from %s failed", client_address, exc_info=True)

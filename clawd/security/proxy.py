@@ -13,6 +13,7 @@ import threading
 import urllib.parse
 
 from clawd import errors
+from clawd import log as clawd_log
 
 log = logging.getLogger("clawd.security")
 
@@ -36,6 +37,9 @@ class PinningProxy(socketserver.ThreadingTCPServer):
             name="pinning-proxy",
             daemon=True,
         )
+
+    def handle_error(self, request, client_address) -> None:
+        clawd_log.connection_error(log, client_address)
 
     @property
     def url(self) -> str:

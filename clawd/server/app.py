@@ -4,15 +4,19 @@ flight, so that whoever stops it (daemon.py) can drain it in order."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 import threading
 import time
 from http.server import ThreadingHTTPServer
 
+from clawd import log as clawd_log
 from clawd.server.handler import Handler
 from clawd.server.routes import ROUTES
 from clawd.server.routing import Router
 from clawd.server.service import Service
+
+log = logging.getLogger("clawd.server")
 
 
 class InFlight:
@@ -71,6 +75,9 @@ class ClawdServer(ThreadingHTTPServer):
     @property
     def port(self) -> int:
         return self.server_address[1]
+
+    def handle_error(self, request, client_address) -> None:
+        clawd_log.connection_error(log, client_address)
 
     def drain(self) -> None:
         """Stop taking requests: the accept loop ends (call it from another thread than

@@ -7,7 +7,7 @@ import re
 import signal
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import psutil
 import pytest
@@ -16,6 +16,7 @@ from clawd import errors
 from tests.e2e.daemon_process import ServeProcess, write_config
 from tests.support import browser as support
 from tests.support.browser import free_port, require_chromium
+from tests.support.servers import QuietServer
 
 
 @pytest.fixture
@@ -51,8 +52,7 @@ class StallingSite:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = QuietServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/slow"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

@@ -7,7 +7,9 @@ import functools
 import pathlib
 import threading
 from collections.abc import Callable
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
+
+from tests.support.servers import QuietServer
 
 SITE_ROOT = pathlib.Path(__file__).resolve().parent.parent / "site"
 
@@ -47,8 +49,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 class Site:
     def __init__(self, root: pathlib.Path = SITE_ROOT, host: str = "127.0.0.1"):
         handler = functools.partial(_SiteHandler, directory=str(root))
-        self.server = ThreadingHTTPServer((host, 0), handler)
-        self.server.daemon_threads = True
+        self.server = QuietServer((host, 0), handler)
         self.server.routes = {}
         self.server.hits = []
         self.host = host

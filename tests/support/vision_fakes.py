@@ -15,7 +15,9 @@ import struct
 import threading
 import zlib
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.support.servers import QuietServer
 
 KEYS = {
     "openai": "sk-openai-fake-0001",
@@ -63,8 +65,7 @@ class FakeVisionModels:
         self._held: set[str] = set()
         self._release = threading.Event()
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self.server.daemon_threads = True
+        self.server = QuietServer(("127.0.0.1", 0), _handler_for(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True, name="vision-fakes").start()
 

@@ -12,7 +12,9 @@ import json
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.support.servers import QuietServer
 
 KEYS = {
     "brave": "brave-key-123",
@@ -54,8 +56,7 @@ class FakeProviders:
         self.requests: list[Seen] = []
         self._queued: dict[str, list[Canned]] = {}
         self._lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self.server.daemon_threads = True
+        self.server = QuietServer(("127.0.0.1", 0), _handler_for(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True, name="fakes").start()
 

@@ -8,18 +8,18 @@ from __future__ import annotations
 
 import json
 import socket
-import sys
 import threading
 import time
 import urllib.parse
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from clawd import errors
 from clawd.client import Client, ServiceUnreachable
 from tests.support.cli import isolate_env
+from tests.support.servers import QuietServer
 
 
 @dataclass
@@ -38,7 +38,7 @@ class FakeService:
     def __init__(self, port: int = 0):
         self.requests: list[Recorded] = []
         self._answers: dict[tuple[str, str], tuple[int, object, float]] = {}
-        self._server = _QuietServer(("127.0.0.1", port), _handler_for(self))
+        self._server = QuietServer(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         # a short poll interval: shutdown() waits for the loop's next look, once per test
         self._thread = threading.Thread(
@@ -68,15 +68,6 @@ class FakeService:
     def __exit__(self, *exc) -> None:
         self._server.shutdown()
         self._server.server_close()
-
-
-class _QuietServer(ThreadingHTTPServer):
-    """A client that gave up (a test of the client's own timeout) leaves a broken pipe behind:
-    expected, so not printed as a traceback in the test run's output."""
-
-    def handle_error(self, request, client_address):
-        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
-            super().handle_error(request, client_address)
 
 
 def _handler_for(service: FakeService):

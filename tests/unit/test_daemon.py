@@ -10,6 +10,7 @@ import logging
 import os
 import signal
 import socket
+import struct
 import sys
 import tempfile
 import threading
@@ -25,6 +26,7 @@ from clawd.server.app import ClawdServer, InFlight
 from clawd.server.handler import Handler
 from clawd.server.routing import Router, route
 from tests.support.browser import free_port
+from tests.support.page_eval import wait_until
 
 
 @pytest.fixture
@@ -285,3 +287,33 @@ def test_a_draining_server_answers_a_kept_alive_connection_once_more_then_closes
         last = session.get(url, timeout=10)
     assert "Connection" not in first.headers
     assert last.status_code == 200 and last.headers["Connection"] == "close"
+
+
+def test_a_client_that_resets_its_connection_is_logged_at_debug_not_printed(
+    tmp_path, caplog, capfd
+):
+    """A peer gone between keep-alive requests (a reset while the server reads the next request
+    line) is normal: socketserver would print its traceback on stderr; clawd logs one debug line."""
+    caplog.set_level(logging.DEBUG, logger="clawd.server")
+    with _serving(tmp_path) as d:
+        sock = socket.create_connection(("127.0.0.1", d.server.port), timeout=10)
+        sock.sendall(b"GET /heal")  # half a request line: the server waits in readline
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()  # linger 0: the close is a reset
+        wait_until(
+            lambda: "ended: ConnectionResetError" in caplog.text,
+            message=lambda: f"the reset in the log ({caplog.text!r})",
+        )
+    assert "Traceback" not in capfd.readouterr().err
+    assert [r.levelno for r in caplog.records if "ended:" in r.getMessage()] == [logging.DEBUG]
+
+
+def test_any_other_connection_error_is_logged_with_its_traceback(caplog):
+    logger = logging.getLogger("clawd.test-connection")
+    try:
+        raise ValueError("bad framing")
+    except ValueError:
+        clawd_log.connection_error(logger, ("127.0.0.1", 5))
+    (record,) = caplog.records
+    assert record.levelno == logging.ERROR and record.exc_info[0] is ValueError
+    assert record.getMessage() == "connection from ('127.0.0.1', 5) failed"

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from clawd import errors
+from tests.support.servers import QuietServer
 from tests.support.site import answer
 from tests.support.webtier import MappingConnector, StubDns, tier
 
@@ -107,7 +108,7 @@ def evil():
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = QuietServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server.server_address[1], hits
     server.shutdown()
@@ -152,7 +153,7 @@ def tls_site():
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.2", 0), Handler)
+    server = QuietServer(("127.0.0.2", 0), Handler)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(TLS / "cert.pem", TLS / "key.pem")
     server.socket = context.wrap_socket(server.socket, server_side=True)
