@@ -38,7 +38,9 @@ def normalized(name: str) -> str:
     return re.sub(r"[\s\ufeff]+", " ", name.replace("\u200b", "").replace("\u00ad", "")).strip()
 
 
-def audit_page(client, running, tab_id: str, url: str) -> tuple[int, int, list[tuple]]:
+def audit_page(
+    client, running, tab_id: str, url: str, pending_shown: int = 0
+) -> tuple[int, int, list[tuple]]:
     client.navigate(url, target_id=tab_id)
     body = client.request("GET", "/snapshot", params={"targetId": tab_id, "maxChars": 0})
     # main frame only; iframes print no name (Playwright's format), Chrome names them by title
@@ -58,6 +60,8 @@ def audit_page(client, running, tab_id: str, url: str) -> tuple[int, int, list[t
     ]
     replies = aria.pipelined(walk.session, calls, walk)
     differ = []
+    if pending_shown:
+        print_pending(walk, context, pending_shown)
     for (ref, info), reply in zip(refs, replies):
         chrome = normalized(aria._node_name((reply or {}).get("nodes") or [{}]) or "")
         if chrome != info["name"]:
@@ -65,11 +69,32 @@ def audit_page(client, running, tab_id: str, url: str) -> tuple[int, int, list[t
     return len(refs), body["stats"].get("chromeNames", 0), differ
 
 
+# The elements whose names the walker could not vouch for, as the build that asks Chrome sees them
+PENDING = """(() => {{
+  const built = __clawd.build({{mode: "ai", base: 0, probe: false}});
+  if (!built || !built.pending) return [];
+  return __clawd.pending.slice(0, {count}).map((node) => {{
+    const element = __clawd.pendingElements()[__clawd.pending.indexOf(node)];
+    const html = element && element.outerHTML ? element.outerHTML : String(element);
+    return [node.role, node.name, html.replace(/\\s+/g, " ").slice(0, 240)];
+  }});
+}})()"""
+
+
+def print_pending(walk, context: int, count: int) -> None:
+    """Up to `count` of the page's pending names: role, the walker's name, the element's HTML."""
+    for role, name, html in aria.evaluate(
+        walk.session, context, PENDING.format(count=count), walk.remaining()
+    ):
+        print(f"    pending {role} {name!r}: {html}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=pathlib.Path, default=CORPUS)
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--show", type=int, default=20, help="differences printed per page")
+    parser.add_argument("--pending", type=int, default=0, help="pending names printed per page")
     args = parser.parse_args()
 
     total = asked = bad = 0
@@ -77,7 +102,7 @@ def main() -> None:
         tab = client.open("about:blank")
         for name in pages:
             compared, chrome, differ = audit_page(
-                client, running, tab["tabId"], site.url("/" + name)
+                client, running, tab["tabId"], site.url("/" + name), args.pending
             )
             total, asked, bad = total + compared, asked + chrome, bad + len(differ)
             print(
