@@ -49,6 +49,11 @@ class FrameText:
     refs: list[list] = field(default_factory=list)
     last: int = 0
     chrome_names: int = 0
+    iframes: list[str] = field(default_factory=list)  # refs of its iframes, in document order
+    empty_frames: set[str] = field(default_factory=set)  # those known to show nothing
+    blank_frames: set[str] = field(default_factory=set)  # the same, unless a closed shadow root
+    context: int | None = None  # the world it was walked in
+    page: list | None = None  # [url, title, readyState, baseURI]
 
 
 @dataclass
@@ -180,11 +185,17 @@ def walk_frame(walk: Walk, base: int) -> FrameText:
             walk.remaining(),
         )
     rendered = unpack(packed)
-    result = FrameText(rendered["text"], rendered["refs"], rendered["last"], len(names))
-    result.iframes = rendered["iframes"]
-    result.context = context
-    result.page = rendered["page"]
-    return result
+    return FrameText(
+        rendered["text"],
+        rendered["refs"],
+        rendered["last"],
+        len(names),
+        rendered["iframes"],
+        set(rendered["emptyFrames"]),
+        set(rendered["blankFrames"]),
+        context,
+        rendered["page"],
+    )
 
 
 def unpack(packed: str) -> dict:

@@ -285,13 +285,19 @@ def _walk_tree(tab, root: Target, opts: Options, mode: str, store, deadline: flo
             }
         text = result.text
         iframes = result.iframes[: max(0, MAX_FRAMES - state["frames"])]
-        children = _iframe_targets(tab, target, result.context, iframes, store, deadline)
-        for iframe_ref, child in zip(iframes, children):
+        walked = [ref for ref in iframes if ref not in result.empty_frames]
+        targets, empty = _iframe_targets(
+            tab, target, result.context, walked, store, deadline, result.blank_frames
+        )
+        children = dict(zip(walked, targets))
+        for iframe_ref in iframes:
             state["frames"] += 1  # nested ones count too: the cap is for the whole snapshot
             if state["frames"] > MAX_FRAMES:
                 break
-            if child is not None:
-                text = aria.splice(text, iframe_ref, walk(child, None))
+            if iframe_ref in result.empty_frames or iframe_ref in empty:
+                text = aria.splice(text, iframe_ref, "")  # as its walk would: nothing under it
+            elif children[iframe_ref] is not None:
+                text = aria.splice(text, iframe_ref, walk(children[iframe_ref], None))
         return text
 
     text = walk(root, opts.selector)
@@ -299,33 +305,62 @@ def _walk_tree(tab, root: Target, opts: Options, mode: str, store, deadline: flo
 
 
 def _iframe_targets(
-    tab, parent: Target, context: int, iframe_refs: list[str], store, deadline: float
-) -> list[Target | None]:
+    tab,
+    parent: Target,
+    context: int,
+    iframe_refs: list[str],
+    store,
+    deadline: float,
+    blank: set[str] = frozenset(),
+) -> tuple[list[Target | None], set[str]]:
     """The frames of a document's iframes, in order (None for one that is gone or holds no
     frame), with their worlds made: the elements found in one evaluate, described in one
     pipelined batch, the worlds asked for together. One at a time that was four round trips an
-    iframe before its walk (a page with 14 ad frames spent 370 ms on them)."""
+    iframe before its walk (a page with 14 ad frames spent 370 ms on them). The `blank` ones
+    (empty unless their body hosts a closed shadow root) are described with their document: the
+    refs of those whose body hosts none come back as the second value, with no target made."""
     if not iframe_refs:
-        return []
+        return [], set()
     session = parent.session
     walk = aria.Walk(session, parent.frame_id, "ai", deadline=deadline)
     try:
         ids = aria.element_ids(
             walk, context, f"__clawd.elements({_js(iframe_refs)})", len(iframe_refs)
         )
-        calls = [("DOM.describeNode", {"objectId": object_id}) for object_id in ids]
-        described = aria.pipelined(session, calls, walk)
+        calls = [
+            ("DOM.describeNode", _describe_params(object_id, ref in blank))
+            for ref, object_id in zip(iframe_refs, ids)
+        ]
+        described = [
+            (reply or {}).get("node") or {} for reply in aria.pipelined(session, calls, walk)
+        ]
     finally:
         session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": aria.GROUP})
+    empty = {ref for ref, node in zip(iframe_refs, described) if ref in blank and _bare_body(node)}
     targets = [
-        _frame_target(tab, session, (reply or {}).get("node") or {}, store, deadline)
-        for reply in described
+        None if ref in empty else _frame_target(tab, session, node, store, deadline)
+        for ref, node in zip(iframe_refs, described)
     ]
     found = [t for t in targets if t is not None]
     made = aria.worlds([(t.session, t.frame_id) for t in found], walk)
     for target, world in zip(found, made):
         target.context = world
-    return targets
+    return targets, empty
+
+
+def _describe_params(object_id: str | None, with_document: bool) -> dict:
+    if not with_document:
+        return {"objectId": object_id}
+    # the iframe (0), its document (1), <html> (2), <body> (3) with its shadow roots, closed too
+    return {"objectId": object_id, "depth": 3, "pierce": True}
+
+
+def _bare_body(iframe: dict) -> bool:
+    """Whether a described <iframe>'s document has a body without children or shadow roots."""
+    document = iframe.get("contentDocument") or {}
+    html = next((n for n in document.get("children", ()) if n.get("nodeName") == "HTML"), {})
+    body = next((n for n in html.get("children", ()) if n.get("nodeName") == "BODY"), None)
+    return body is not None and not body.get("shadowRoots") and not body.get("childNodeCount")
 
 
 # -- role refs ------------------------------------------------------------------------------------
