@@ -285,16 +285,16 @@ def _walk_tree(tab, root: Target, opts: Options, mode: str, store, deadline: flo
             }
         text = result.text
         iframes = result.iframes[: max(0, MAX_FRAMES - state["frames"])]
-        walked = [ref for ref in iframes if ref not in result.empty_frames]
-        targets, empty = _iframe_targets(
-            tab, target, result.context, walked, store, deadline, result.blank_frames
+        described = [ref for ref in iframes if ref not in result.empty_frames]
+        targets, bare = _iframe_targets(
+            tab, target, result.context, described, store, deadline, result.blank_frames
         )
-        children = dict(zip(walked, targets))
+        children, empty = dict(zip(described, targets)), result.empty_frames | bare
         for iframe_ref in iframes:
             state["frames"] += 1  # nested ones count too: the cap is for the whole snapshot
             if state["frames"] > MAX_FRAMES:
                 break
-            if iframe_ref in result.empty_frames or iframe_ref in empty:
+            if iframe_ref in empty:
                 text = aria.splice(text, iframe_ref, "")  # as its walk would: nothing under it
             elif children[iframe_ref] is not None:
                 text = aria.splice(text, iframe_ref, walk(children[iframe_ref], None))
