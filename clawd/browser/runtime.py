@@ -23,6 +23,7 @@ from clawd.config.model import BrowserConfig, ProfileConfig, StateLayout
 log = logging.getLogger("clawd.browser")
 
 CLOSE_WAIT = 2.5
+EXIT_WAIT = 1.0  # a connect to a browser that failed: is it exiting?
 KEEPALIVE_INTERVAL = 15.0
 BACKOFF_MAX = 30.0
 
@@ -175,9 +176,17 @@ class BrowserRuntime:
                 spent += time.perf_counter() - began
             if restored is not None:  # the restoring alone, not the connect and set-up
                 restored["ms"] = round(spent * 1000, 1)
-        except Exception:
+        except Exception as exc:
             if connection is not None:
                 connection.close()
+            process = self.process
+            if process is not None and launcher.wait_exit(process, EXIT_WAIT):
+                # it died starting (after its listening line): its stderr says why
+                self.process = None
+                status = process.popen.returncode
+                raise launcher.launch_failure(
+                    process, f"Chromium exited with status {status} while starting"
+                ) from exc
             self._kill_launched()
             raise
         connection.on_close(lambda reason: self._on_connection_closed(browser, reason))

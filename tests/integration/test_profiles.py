@@ -148,6 +148,35 @@ def test_chromium_that_fails_to_start_reports_why_and_leaks_nothing(clawd_home, 
         running.close()
 
 
+def test_chromium_that_dies_after_its_listening_line_reports_why(clawd_home, tmp_path):
+    """The websocket of the "DevTools listening on" line is connected to at once; a browser
+    that exits then fails the start with its stderr, like one that exits before the line."""
+    from tests.support.browser import service_config
+    from tests.support.service import RunningService
+
+    fake = tmp_path / "fake-chromium"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'for a in "$@"; do case $a in --remote-debugging-port=*) port=${a#*=};; esac; done\n'
+        'echo "DevTools listening on ws://127.0.0.1:$port/devtools/browser/fake" >&2\n'
+        "sleep 0.3\n"
+        "echo 'Running as root without --no-sandbox is not supported' >&2\n"
+        "exit 1\n"
+    )
+    fake.chmod(0o755)
+    running = RunningService(service_config(clawd_home / "dies", extra={}))
+    object.__setattr__(running.config.browser, "executable_path", str(fake))
+    try:
+        with pytest.raises(errors.BrowserLaunchFailed) as caught:
+            running.client().start()
+        message = str(caught.value)
+        assert "exited with status 1 while starting" in message, message
+        assert "without --no-sandbox" in message, message
+        assert running.client().status()["running"] is False
+    finally:
+        running.close()
+
+
 def test_disabled_browser_is_503(clawd_home):
     from tests.support.browser import service_config
     from tests.support.service import RunningService

@@ -340,46 +340,61 @@ def test_wait_ready_returns_the_websocket_url_once_json_version_answers(tmp_path
         server.server_close()
 
 
-class _SlowStarter(http.server.BaseHTTPRequestHandler):
-    """/json/version answers 503 until the test says Chromium is up; the first ask is noted."""
+class _Asked(http.server.BaseHTTPRequestHandler):
+    """/json/version that notes every ask and answers another websocket than the line's."""
 
-    asked = threading.Event()
-    up = threading.Event()
+    paths: list[str] = []
 
     def do_GET(self):
-        type(self).asked.set()
-        body = json.dumps({"webSocketDebuggerUrl": "ws://127.0.0.1/devtools/browser/up"}).encode()
-        self.send_response(200 if type(self).up.is_set() else 503)
+        type(self).paths.append(self.path)
+        body = json.dumps({"webSocketDebuggerUrl": "ws://127.0.0.1/devtools/browser/asked"})
+        self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        self.wfile.write(body.encode())
 
     def log_message(self, *args):
         pass
 
 
-def test_wait_ready_asks_again_as_soon_as_stderr_says_devtools_listens(tmp_path, monkeypatch):
-    monkeypatch.setattr(launcher, "POLL_INTERVAL", 3600.0)  # only the stderr line can wake it
-    _SlowStarter.asked.clear()
-    _SlowStarter.up.clear()
-    server = QuietServer(("127.0.0.1", 0), _SlowStarter)
+@pytest.fixture
+def asked(monkeypatch):
+    """A /json/version server on the spec's port, polled only when the line cannot answer."""
+    monkeypatch.setattr(launcher, "POLL_INTERVAL", 3600.0)  # one poll at the start, if any
+    _Asked.paths = []
+    server = QuietServer(("127.0.0.1", 0), _Asked)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server.server_port
+    server.shutdown()
+    server.server_close()
+
+
+def test_wait_ready_takes_the_websocket_the_stderr_line_names_once_it_is_whole(tmp_path, asked):
+    """Chromium writes its stderr in pieces: the mark cut in two, the line without its end.
+    Only the whole line is taken, and /json/version is then not asked at all."""
     log = tmp_path / "chromium.log"
-    log.write_bytes(b"[0101/000000.000:WARNING] starting\nDevTools listen")  # a mark cut in two
+    log.write_bytes(b"[0101/000000.000:WARNING] starting\nDevTools listen")
+    process = ChromiumProcess(FakePopen(), log, spec(tmp_path, port=asked))
+    line = launcher._ListeningLine(log)
+    assert line.url() is None
+    with open(log, "ab") as stream:
+        stream.write(b"ing on ws://127.0.0.1:1/devtools/brow")
+    assert line.url() is None
+    with open(log, "ab") as stream:
+        stream.write(b"ser/up\nmore output\n")
+    assert line.url() == "ws://127.0.0.1:1/devtools/browser/up"
 
-    def chromium_comes_up():
-        assert _SlowStarter.asked.wait(10), "wait_ready never asked /json/version"
-        _SlowStarter.up.set()
-        with open(log, "ab") as stream:
-            stream.write(b"ing on ws://127.0.0.1:1/devtools/browser/up\n")
+    _Asked.paths = []
+    assert launcher.wait_ready(process, timeout=10.0) == "ws://127.0.0.1:1/devtools/browser/up"
+    assert _Asked.paths == []
 
-    threading.Thread(target=chromium_comes_up, daemon=True).start()
-    try:
-        process = ChromiumProcess(FakePopen(), log, spec(tmp_path, port=server.server_port))
-        assert launcher.wait_ready(process, timeout=10.0) == "ws://127.0.0.1/devtools/browser/up"
-    finally:
-        server.shutdown()
-        server.server_close()
+
+def test_wait_ready_asks_json_version_when_the_line_names_no_websocket(tmp_path, asked):
+    log = tmp_path / "chromium.log"
+    log.write_bytes(b"DevTools listening on (unexpected)\n")
+    process = ChromiumProcess(FakePopen(), log, spec(tmp_path, port=asked))
+    assert launcher.wait_ready(process, timeout=10.0) == "ws://127.0.0.1/devtools/browser/asked"
+    assert _Asked.paths == ["/json/version"]
 
 
 # -- stop_tree on real processes (plain Python, never a browser) ----------------------------------
