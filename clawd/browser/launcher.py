@@ -156,9 +156,7 @@ def wait_ready(process: ChromiumProcess, timeout: float = READY_TIMEOUT) -> str:
     next_poll = time.monotonic()
     while time.monotonic() < deadline:
         if not process.alive():
-            raise launch_failure(
-                process, f"Chromium exited with status {process.popen.returncode} while starting"
-            )
+            raise exited_while_starting(process)
         named = line.url()
         if named and named.startswith("ws://"):
             return named
@@ -216,6 +214,12 @@ def _version_websocket(port: int) -> str | None:
         return None
     finally:
         conn.close()
+
+
+def exited_while_starting(process: ChromiumProcess) -> errors.BrowserLaunchFailed:
+    return launch_failure(
+        process, f"Chromium exited with status {process.popen.returncode} while starting"
+    )
 
 
 def launch_failure(process: ChromiumProcess, what: str) -> errors.BrowserLaunchFailed:

@@ -183,10 +183,7 @@ class BrowserRuntime:
             if process is not None and launcher.wait_exit(process, EXIT_WAIT):
                 # it died starting (after its listening line): its stderr says why
                 self.process = None
-                status = process.popen.returncode
-                raise launcher.launch_failure(
-                    process, f"Chromium exited with status {status} while starting"
-                ) from exc
+                raise launcher.exited_while_starting(process) from exc
             self._kill_launched()
             raise
         connection.on_close(lambda reason: self._on_connection_closed(browser, reason))

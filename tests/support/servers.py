@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from http.server import ThreadingHTTPServer
 
+from clawd.log import PEER_GONE
+
 
 class QuietServer(ThreadingHTTPServer):
     """A ThreadingHTTPServer that does not print a peer that went away: a client that gave up
@@ -15,5 +17,5 @@ class QuietServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def handle_error(self, request, client_address):
-        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+        if not isinstance(sys.exc_info()[1], PEER_GONE):
             super().handle_error(request, client_address)

@@ -186,15 +186,15 @@ def walk_frame(walk: Walk, base: int) -> FrameText:
         )
     rendered = unpack(packed)
     return FrameText(
-        rendered["text"],
-        rendered["refs"],
-        rendered["last"],
-        len(names),
-        rendered["iframes"],
-        set(rendered["emptyFrames"]),
-        set(rendered["blankFrames"]),
-        context,
-        rendered["page"],
+        text=rendered["text"],
+        refs=rendered["refs"],
+        last=rendered["last"],
+        chrome_names=len(names),
+        iframes=rendered["iframes"],
+        empty_frames=set(rendered["emptyFrames"]),
+        blank_frames=set(rendered["blankFrames"]),
+        context=context,
+        page=rendered["page"],
     )
 
 

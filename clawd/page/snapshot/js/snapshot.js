@@ -592,10 +592,9 @@ function emptyFrame(iframe) {
   }
   if (body.firstElementChild || body.textContent.trim() || body.shadowRoot)
     return false;
-  const view = doc.defaultView;
-  const generated = !view || ["::before", "::after"].some((pseudo) => {
-    const content = view.getComputedStyle(body, pseudo).content;
-    return content !== "none" && content !== "normal";
+  const generated = ["::before", "::after"].some((pseudo) => {
+    const style = getElementComputedStyle(body, pseudo);
+    return !style || (style.content !== "none" && style.content !== "normal");
   });
   if (generated)
     return false;
