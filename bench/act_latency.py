@@ -4,7 +4,9 @@ page.evaluate("() => 1") in the same run, and a click by ref on a settled page, 
 alternating rounds. "raw" is the same request over a hand-written keep-alive socket
 (latency.RawHttp): the service's figure without http.client's own parsing. "bare CDP" is one
 Runtime.evaluate of the same function over a websocket of its own to the same tab: the floor any
-evaluate through a service sits on (clawd - raw is what http.client itself costs).
+evaluate through a service sits on (clawd - raw is what http.client itself costs). "least relay"
+(bench/least_relay.py) is the least a Python HTTP service can do to answer the same request, in a
+process of its own like clawd's: the floor of a Python service, hops included.
 Usage: bench/act_latency.py [--n 500] [--json OUT]; bench/latency.py runs it too."""
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import pathlib
+import subprocess
+import sys
 from itertools import count
 
 import websocket
@@ -56,6 +61,20 @@ def bare_evaluate(port: int, target_id: str):
     return ws, call
 
 
+def least_relay(port: int, target_id: str) -> tuple[subprocess.Popen, str]:
+    """bench/least_relay.py started on the tab's own websocket: (process, its url)."""
+    relay = subprocess.Popen(
+        [
+            sys.executable,
+            str(pathlib.Path(__file__).with_name("least_relay.py")),
+            f"ws://127.0.0.1:{port}/devtools/page/{target_id}",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    return relay, f"http://127.0.0.1:{int(relay.stdout.readline())}"
+
+
 def act_figures(n: int) -> dict:
     """clawd and Playwright set up side by side, then timed in alternating rounds (common.py
     `interleaved`), so both see the same machine: the ratio survives a loaded host."""
@@ -75,6 +94,8 @@ def act_figures(n: int) -> dict:
         click_body = json.dumps({"kind": "click", "ref": ref})
         port = running.config.browser.profiles["clawd"].cdp_port
         ws, bare = bare_evaluate(port, tab["targetId"])
+        relay, relay_url = least_relay(port, tab["targetId"])
+        least, least_raw = Http(relay_url, "-"), RawHttp(relay_url, "-")
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
                 executable_path="/usr/bin/chromium",
@@ -89,10 +110,16 @@ def act_figures(n: int) -> dict:
                     "clawd raw": lambda: raw("POST", "/act" + query, EVALUATE),
                     "playwright": lambda: page.evaluate("() => 1"),
                     "bare CDP": bare,
+                    "least relay": lambda: least.post("/", EVALUATE),
+                    "least relay raw": lambda: least_raw("POST", "/", EVALUATE),
                 },
                 n,
             )
             ws.close()
+            least.conn.close()
+            least_raw.sock.close()
+            relay.kill()
+            relay.wait(10)
             clicks = min(n, 200)
             click = interleaved(
                 {
@@ -159,8 +186,26 @@ def act_figures(n: int) -> dict:
             ]
         ],
     )
+    theirs = figures["playwright"]["evaluate"]["p50"]
+    relay_rows = []
+    for label, who in (
+        ("least relay, http.client", "least relay"),
+        ("least relay, raw socket", "least relay raw"),
+        ("clawd, http.client", "clawd"),
+        ("clawd, raw socket", "clawd raw"),
+    ):
+        p50 = summary(evaluate[who])["p50"]
+        relay_rows.append([label, p50, round(p50 - floor["p50"], 3), f"{p50 / theirs:.2f}"])
+    print_table(
+        "the floor of a Python service (bench/least_relay.py: parse, one CDP call, answer; no "
+        "routing, auth or page state), ms p50",
+        ["evaluate through", "p50", "over bare CDP", "ratio to playwright"],
+        relay_rows,
+    )
     return {
         "bareCdpEvaluate": floor,
+        "leastRelay": summary(evaluate["least relay"]),
+        "leastRelayRaw": summary(evaluate["least relay raw"]),
         "clawd": figures["clawd"],
         "clawdRaw": figures["clawd raw"],
         "playwright": figures["playwright"],

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""The least a Python HTTP service can do to answer an evaluate, for bench/act_latency.py's
+floor: keep-alive connections read by hand, the request's JSON parsed, one Runtime.evaluate
+sent on a websocket-client connection to the tab, its reply parsed and written back as JSON. No
+routing, auth, page state or errors: what is left is the price of the hops themselves (two
+sockets each way, the process switches among client, relay and Chromium on this machine's cores).
+A thread a connection, as the service has, each doing its own CDP call: the bench's clients take
+turns. Not a service: it runs until its parent ends it.
+
+    python bench/least_relay.py WS_URL    (prints its port, then serves)
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+from itertools import count
+
+import websocket
+
+
+def serve(ws_url: str) -> None:
+    ws = websocket.create_connection(ws_url, suppress_origin=True, skip_utf8_validation=True)
+    server = socket.create_server(("127.0.0.1", 0))
+    print(server.getsockname()[1], flush=True)
+    ids = count(1)
+    while True:
+        conn, _ = server.accept()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        threading.Thread(target=answer, args=(conn, ws, ids), daemon=True).start()
+
+
+def answer(conn: socket.socket, ws, ids) -> None:
+    """One keep-alive connection's requests, until the client closes it."""
+    buffer = b""
+    while True:
+        while b"\r\n\r\n" not in buffer:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            buffer += chunk
+        head, _, buffer = buffer.partition(b"\r\n\r\n")
+        length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+        while len(buffer) < length:
+            buffer += conn.recv(65536)
+        body, buffer = buffer[:length], buffer[length:]
+        request = json.loads(body)
+        call = next(ids)
+        params = {"expression": f"({request['fn']})()", "returnByValue": True}
+        ws.send(json.dumps({"id": call, "method": "Runtime.evaluate", "params": params}))
+        while (reply := json.loads(ws.recv())).get("id") != call:
+            pass
+        out = json.dumps({"ok": True, "result": reply["result"]["result"].get("value")}).encode()
+        conn.sendall(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n%s" % (len(out), out)
+        )
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
