@@ -8,6 +8,7 @@ its threads would share one interpreter lock with the client that measures it.""
 from __future__ import annotations
 
 import argparse
+import pathlib
 import statistics
 import time
 
@@ -133,9 +134,56 @@ def idle_rss(running) -> float:
     return round(psutil.Process(running.proc.pid).memory_info().rss / 2**20, 1)
 
 
+def chromium_alone() -> float:
+    """Chromium by itself, with a managed profile's flags on a fresh user-data-dir: ms from spawn
+    to a Browser.getVersion answer on the websocket its "DevTools listening on" line names. What
+    any tool that starts a browser waits for; clawd's cold start is this plus its own work."""
+    import json
+    import subprocess
+    import tempfile
+
+    from clawd.browser import launcher
+    from tests.support.browser import ENV_FLAGS, chromium_path, free_ports
+
+    spec = launcher.LaunchSpec(
+        chromium_path(),
+        free_ports(1)[0],
+        pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-chromium-")),
+        True,
+        launcher.resolve_no_sandbox("auto"),
+        tuple(ENV_FLAGS),
+    )
+    began = time.perf_counter()
+    process = subprocess.Popen(
+        launcher.build_args(spec),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        line = next((line for line in process.stderr if b"DevTools listening on" in line), None)
+        if line is None:
+            raise RuntimeError(f"Chromium exited ({process.wait()}) without its listening line")
+        ws = websocket.create_connection(
+            line.split(b" on ", 1)[1].strip().decode(), suppress_origin=True
+        )
+        ws.send(json.dumps({"id": 1, "method": "Browser.getVersion"}))
+        ws.recv()
+        took = (time.perf_counter() - began) * 1000
+        ws.close()
+        return took
+    finally:
+        process.kill()
+        process.wait()
+
+
 def cold_start(runs: int = 5) -> dict:
-    times = []
+    """POST /start on a fresh `serve` process until the browser is ready (a tab attached), next
+    to Chromium alone (chromium_alone), taken in turns."""
+    times, alone = [], []
     for _ in range(runs):
+        alone.append(chromium_alone())
         running = start_service_process()
         try:
             began = time.perf_counter()
@@ -143,7 +191,12 @@ def cold_start(runs: int = 5) -> dict:
             times.append((time.perf_counter() - began) * 1000)
         finally:
             running.close()
-    return {"median": round(statistics.median(times), 1), "all": [round(t, 1) for t in times]}
+    return {
+        "median": round(statistics.median(times), 1),
+        "all": [round(t, 1) for t in times],
+        "chromiumAlone": round(statistics.median(alone), 1),
+        "chromiumAloneAll": [round(t, 1) for t in alone],
+    }
 
 
 def main() -> None:
@@ -166,9 +219,14 @@ def main() -> None:
     )
     start = cold_start()
     print_table(
-        "cold start: POST /start until ready (ms)",
-        ["median", "runs"],
-        [[start["median"], start["all"]]],
+        "cold start: POST /start until ready, next to Chromium alone until its websocket answers "
+        "(ms, taken in turns)",
+        ["", "median", "runs"],
+        [
+            ["clawd POST /start", start["median"], start["all"]],
+            ["Chromium alone", start["chromiumAlone"], start["chromiumAloneAll"]],
+            ["clawd - Chromium", round(start["median"] - start["chromiumAlone"], 1), ""],
+        ],
     )
     print_table("idle service RSS (MB, Chromium excluded)", ["rss"], [[figures["idleRssMB"]]])
     results = {"service": figures, "coldStart": start}
