@@ -73,8 +73,9 @@ def audit_page(
 PENDING = """(() => {{
   const built = __clawd.build({{mode: "ai", base: 0, probe: false}});
   if (!built || !built.pending) return [];
-  return __clawd.pending.slice(0, {count}).map((node) => {{
-    const element = __clawd.pendingElements()[__clawd.pending.indexOf(node)];
+  const elements = __clawd.pendingElements();
+  return __clawd.pending.slice(0, {count}).map((node, i) => {{
+    const element = elements[i];
     const html = element && element.outerHTML ? element.outerHTML : String(element);
     return [node.role, node.name, html.replace(/\\s+/g, " ").slice(0, 240)];
   }});
