@@ -1,5 +1,6 @@
 """Which execution contexts hold clawd's snapshot script (page/snapshot/aria.py Injected): a new
-document's context gets the script without being asked first; a known one is asked."""
+document's context gets the script without being asked first; a known one, or any of a session
+whose new documents Chrome gives the script (preload), is asked."""
 
 from __future__ import annotations
 
@@ -37,3 +38,19 @@ def test_a_session_that_is_gone_takes_its_contexts_with_it():
     del session
     gc.collect()
     assert len(injected._contexts) == 0
+
+
+def test_a_preloaded_sessions_contexts_are_asked_first_and_it_is_preloaded_once():
+    injected, preloaded, other = Injected(), FakeSession(), FakeSession()
+    assert injected.first_preload(preloaded)
+    assert not injected.first_preload(preloaded)  # Chrome is sent the script once a session
+    assert injected.known(preloaded, 7) and injected.known(preloaded, 8)
+    assert not injected.known(other, 7)
+
+
+def test_a_preloaded_session_that_is_gone_is_forgotten():
+    injected, session = Injected(), FakeSession()
+    injected.first_preload(session)
+    del session
+    gc.collect()
+    assert len(injected._preloaded) == 0

@@ -85,10 +85,11 @@ class Walk:
 
 class Injected:
     """The execution contexts of each session that clawd's script was injected into (the last
-    KEEP of them). A context not listed is a new document's: it gets the script and its first
-    build in one round trip, without being asked first whether the script is there (a cold
-    snapshot's round trip, and one per iframe). A listed one is asked, and injected again if
-    its script is gone."""
+    KEEP of them), and the sessions whose new documents get it from Chrome (preload). A context
+    not listed, in a session not preloaded, is a new document's: it gets the script and its
+    first build in one round trip, without being asked first whether the script is there (a
+    cold snapshot's round trip, and one per iframe). Any other is asked, and injected if its
+    script is not there."""
 
     KEEP = 256
 
@@ -97,10 +98,20 @@ class Injected:
         self._contexts: weakref.WeakKeyDictionary[Session, OrderedDict] = (
             weakref.WeakKeyDictionary()
         )
+        self._preloaded: weakref.WeakSet[Session] = weakref.WeakSet()
 
     def known(self, session: Session, context: int) -> bool:
+        """Whether the context may hold the script already: ask it before injecting."""
         with self._lock:
-            return context in self._contexts.get(session, ())
+            return context in self._contexts.get(session, ()) or session in self._preloaded
+
+    def first_preload(self, session: Session) -> bool:
+        """Whether `session` is not preloaded yet; it is from now on."""
+        with self._lock:
+            if session in self._preloaded:
+                return False
+            self._preloaded.add(session)
+            return True
 
     def add(self, session: Session, context: int) -> None:
         with self._lock:
@@ -112,6 +123,20 @@ class Injected:
 
 
 INJECTED = Injected()
+
+
+def preload(session: Session) -> None:
+    """Have Chrome run the script in clawd's world of every document the session's target makes
+    from now on, iframes too, as the document starts (Page.addScriptToEvaluateOnNewDocument; once
+    a session, the reply not waited for). Chrome takes a CDP message in at about 70 us a KB, so
+    sending the 135 KB script cost 8-10 ms every cold snapshot and every iframe walked; this way
+    it is sent once a tab, after the tab's first snapshot (a tab never snapshotted pays nothing).
+    The world is the one Page.createIsolatedWorld hands back by name: no universal access
+    either (tests/integration/test_snapshot_preload.py)."""
+    if INJECTED.first_preload(session):
+        session.send_and_forget(
+            "Page.addScriptToEvaluateOnNewDocument", {"source": script(), "worldName": WORLD}
+        )
 
 
 def world(session: Session, frame_id: str, timeout: float) -> int:

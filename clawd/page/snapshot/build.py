@@ -118,6 +118,8 @@ def _take(tab, opts: Options, deadline: float) -> dict:
         if root.prefix in frames:  # the scope a role ref's nth was counted in
             frames[root.prefix] = replace(frames[root.prefix], selector=opts.selector)
         store.replace(refs, frames, counter, mode=opts.ref_mode)
+    for session in {frame.session for frame in frames.values()}:
+        aria.preload(session)  # the tab's later documents get the walker as they start
     return _response(tab, opts, text, refs, truncated, chrome)
 
 
