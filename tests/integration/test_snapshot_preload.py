@@ -114,3 +114,27 @@ def test_the_preloaded_world_reads_no_other_origin(client, site, service):
     )
     assert read == "refused", f"clawd's world read {other}: {read}"
     client.close_tab(tab_id)
+
+
+def test_the_world_chrome_reported_is_the_one_it_hands_back(client, site, service):
+    tab_id = client.open(site.url("/snapshot/basics.html"))["tabId"]
+    snap(client, tab_id)
+    live = service.live_tab(tab_id)
+
+    def made(frame_id):
+        return live.session.call(
+            "Page.createIsolatedWorld",
+            {"frameId": frame_id, "worldName": aria.WORLD, "grantUniveralAccess": False},
+            timeout=5,
+        )["executionContextId"]
+
+    open_page(client, site, tab_id, "frames.html")
+    iframe = same_process_iframe(live)
+    first = aria.WORLDS.get(live.session, live.target_id, 5)
+    assert first is not None and first == made(live.target_id)
+    assert aria.WORLDS.get(live.session, iframe, 5) == made(iframe)
+    open_page(client, site, tab_id, "dups.html")  # the old document's world is forgotten
+    second = aria.WORLDS.get(live.session, live.target_id, 5)
+    assert second not in (None, first) and second == made(live.target_id)
+    assert aria.WORLDS.get(live.session, iframe, 5) is None
+    client.close_tab(tab_id)

@@ -1,7 +1,8 @@
 """The in-page half of snapshots: the aria walker (page/snapshot/js/*.js) in an isolated world of
-each frame, Chrome's own accessible names for the nodes whose names the walker cannot vouch for,
-closed shadow roots handed to the walker, and the splicing of iframe documents into their
-parent's text.
+each frame (found from Runtime's events, else made; the script preloaded into a snapshotted
+tab's new documents, else injected), Chrome's own accessible names for the nodes whose names the
+walker cannot vouch for, closed shadow roots handed to the walker, long answers fetched in
+slices, and the splicing of iframe documents into their parent's text.
 
 Why a hybrid (measured, see bench/snapshot.py): Accessibility.getFullAXTree costs more than
 Playwright's whole snapshot on large pages (Chrome computes and serializes every node's name
@@ -140,9 +141,66 @@ def preload(session: Session) -> None:
         )
 
 
+class Worlds:
+    """clawd's world in each frame of a session, as Runtime's events tell (Runtime is on in
+    every tab: page/observe/console.py): a frame whose world Chrome reported (made by the
+    preload as its document started, or by an earlier Page.createIsolatedWorld) is not asked
+    for it again, a round trip of 1-5 ms on a page just loaded. Only the events fill it and
+    empty it, so a world is forgotten when its context is destroyed; a session is watched from
+    its first snapshot on."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._frames: weakref.WeakKeyDictionary[Session, dict[str, int]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self, session: Session, frame_id: str, timeout: float) -> int | None:
+        """The frame's world as the events handled so far tell, or None."""
+        with self._lock:
+            frames = self._frames.get(session)
+            if frames is None:
+                self._frames[session] = frames = {}
+                self._watch(session, frames)
+                return None
+        session.connection.events.flush(max(0.05, min(1.0, timeout)))  # what came is handled
+        with self._lock:
+            return frames.get(frame_id)
+
+    def _watch(self, session: Session, frames: dict[str, int]) -> None:
+        lock = self._lock
+
+        def created(params: dict) -> None:
+            context = params.get("context") or {}
+            frame_id = (context.get("auxData") or {}).get("frameId")
+            if context.get("name") == WORLD and frame_id:
+                with lock:
+                    frames[frame_id] = context["id"]
+
+        def destroyed(params: dict) -> None:
+            with lock:
+                for frame_id, context in list(frames.items()):
+                    if context == params.get("executionContextId"):
+                        del frames[frame_id]
+
+        def cleared(params: dict) -> None:
+            with lock:
+                frames.clear()
+
+        session.on("Runtime.executionContextCreated", created)
+        session.on("Runtime.executionContextDestroyed", destroyed)
+        session.on("Runtime.executionContextsCleared", cleared)
+
+
+WORLDS = Worlds()
+
+
 def world(session: Session, frame_id: str, timeout: float) -> int:
     """The execution context of clawd's isolated world in `frame_id` (created on first use;
     Chrome hands back the same world for the same name while the document lives)."""
+    known = WORLDS.get(session, frame_id, timeout)
+    if known is not None:
+        return known
     reply = session.call(
         "Page.createIsolatedWorld",
         {"frameId": frame_id, "worldName": WORLD, "grantUniveralAccess": False},
@@ -152,24 +210,32 @@ def world(session: Session, frame_id: str, timeout: float) -> int:
 
 
 def worlds(frames: list[tuple[Session, str]], walk: Walk) -> list[int | None]:
-    """world() of several frames, the requests sent together and waited for within the walk's
-    time; None for a frame whose world could not be made (its walk asks again and fails with
-    the reason)."""
+    """world() of several frames, those not known asked for together and waited for within the
+    walk's time; None for a frame whose world could not be made (its walk asks again and fails
+    with the reason)."""
     params = {"worldName": WORLD, "grantUniveralAccess": False}
+    known = [WORLDS.get(session, frame_id, walk.remaining()) for session, frame_id in frames]
     sent = [
-        session.send("Page.createIsolatedWorld", {"frameId": frame_id, **params})
-        for session, frame_id in frames
+        None
+        if context is not None
+        else session.send("Page.createIsolatedWorld", {"frameId": frame_id, **params})
+        for (session, frame_id), context in zip(frames, known)
     ]
     out: list[int | None] = []
     try:
-        for pending in sent:
+        for context, pending in zip(known, sent):
             try:
-                out.append(pending.result(walk.remaining())["executionContextId"])
+                out.append(
+                    context
+                    if pending is None
+                    else pending.result(walk.remaining())["executionContextId"]
+                )
             except errors.CdpError:
                 out.append(None)
     finally:
         for pending in sent[len(out) :]:  # out of time: nobody waits for the rest
-            pending.discard()
+            if pending is not None:
+                pending.discard()
     return out
 
 
