@@ -370,8 +370,9 @@ def _build(walk: Walk, context: int, base: int):
     host closed shadow roots, those are looked at first (one nesting level per round). Its
     answer: a dict (nodes pending, an error), or the rendered snapshot (no name to ask Chrome:
     a string, or a long one's length); and the reply to come of the array of the pending
-    nodes' elements, asked for in the same write as the build (a round trip fewer when Chrome
-    is asked names, an empty array when not)."""
+    nodes' elements, asked for in the same write as the build (__clawd.askedElements: a round
+    trip fewer when Chrome is asked names, or when candidates are described; an empty array
+    when neither)."""
 
     def build(probe: bool, inject: bool = False):
         options = {
@@ -388,7 +389,7 @@ def _build(walk: Walk, context: int, base: int):
         else:
             expression = f"globalThis.__clawd ? __clawd.build({json.dumps(options)}) : null"
             method, params = "Runtime.evaluate", _evaluate_params(context, expression)
-        elements = _evaluate_params(context, "__clawd.pendingElements()", by_value=False)
+        elements = _evaluate_params(context, "__clawd.askedElements()", by_value=False)
         built, pending = walk.session.send_many([(method, params), ("Runtime.evaluate", elements)])
         try:
             return _result(built.result(walk.remaining()), method, True), pending
@@ -404,8 +405,8 @@ def _build(walk: Walk, context: int, base: int):
     for round_ in range(CLOSED_ROUNDS):
         if not isinstance(built, dict) or not built.get("candidates"):
             break
-        pending.discard()
-        attach_closed_roots(walk, context)
+        hosts = _result(pending.result(walk.remaining()), "Runtime.evaluate", False)
+        attach_closed_roots(walk, context, hosts)
         built, pending = build(round_ + 1 < CLOSED_ROUNDS)
     if not (isinstance(built, dict) and built.get("pending")):
         pending.discard()
@@ -413,12 +414,13 @@ def _build(walk: Walk, context: int, base: int):
     return built, pending
 
 
-def attach_closed_roots(walk: Walk, context: int) -> int:
-    """Hand the walker the closed shadow roots of its candidate hosts: Chrome describes each
-    candidate (shadowRoots lists closed ones too) and resolves the root into clawd's world."""
+def attach_closed_roots(walk: Walk, context: int, array: dict | None = None) -> int:
+    """Hand the walker the closed shadow roots of its candidate hosts (`array`: their array's
+    handle, when it came with the build): Chrome describes each candidate (shadowRoots lists
+    closed ones too) and resolves the root into clawd's world."""
     session = walk.session
     try:
-        hosts = element_ids(walk, context, "__clawd.candidateElements()")
+        hosts = element_ids(walk, context, "__clawd.candidateElements()", array=array)
         described = pipelined(
             session, [("DOM.describeNode", {"objectId": h, "depth": 0}) for h in hosts], walk
         )

@@ -535,6 +535,12 @@ clawd.pendingElements = function () {
   return clawd.pending.map(ariaNodeElement);
 };
 
+// What Python asks about next, asked for in the same write as the build: the candidates for a
+// closed shadow root when the build stopped for them, else the elements of the pending names.
+clawd.askedElements = function () {
+  return clawd.candidates.length ? clawd.candidateElements() : clawd.pendingElements();
+};
+
 // Step 2: Chrome's names in (same order as pendingElements; null: keep ours), render. The answer
 // is one string, a JSON line (refs, iframes, page) then the text: Chrome hands a string back far
 // faster than the same data as objects (measured: 7,000 refs as arrays 30-50 ms, as JSON 12-17 ms).
