@@ -1,8 +1,9 @@
 """What Chrome's names cost a cold snapshot (issue 16): two tabs of one service take the corpus
 pages in turns, one as clawd runs, the other with no name asked of Chrome (its walker's own
-names kept, so its text may differ where a name was pending). The ratio of the two is how far
-the snapshot could go by vouching for every name in the page, Chrome's accessibility tree being
-built for the first question most of what the names cost. Not a test: prints a table.
+names kept, so its text may differ where a name was pending); the tabs swap roles every run (a
+tab's place among the others alone moved its times by 10 % here). The ratio of the two is how
+far the snapshot could go by vouching for every name in the page, Chrome's accessibility tree
+being built for the first question most of what the names cost. Not a test: prints a table.
 
     .venv/bin/python bench/names_cost.py [--runs 7] [--only NAME]
 """
@@ -58,19 +59,20 @@ def main() -> None:
     no_names = NoNames()
     ratios = []
     with corpus_session(args.corpus, args.only) as (pages, site, running, client):
-        asked, skipped = (client.open("about:blank")["tabId"] for _ in range(2))
-        for tab_id in (asked, skipped):  # each tab's first snapshot preloads its walker
+        tabs = [client.open("about:blank")["tabId"] for _ in range(2)]
+        for tab_id in tabs:  # each tab's first snapshot preloads its walker
             client.request("GET", "/snapshot", params={"targetId": tab_id})
-        no_names.sessions.add(running.live_tab(skipped).session)
+        sessions = [running.live_tab(tab_id).session for tab_id in tabs]
         print(f"{'page':46s} {'names':>8s} {'none':>8s} {'ratio':>6s}")
         for name in pages:
             url = site.url("/" + name)
-            times: dict[str, list[float]] = {asked: [], skipped: []}
+            times: dict[bool, list[float]] = {True: [], False: []}
             for run in range(args.runs):
-                order = (asked, skipped) if run % 2 else (skipped, asked)
-                for tab_id in order:
-                    times[tab_id].append(snapshot_ms(client, tab_id, url))
-            with_names, without = (statistics.median(times[t]) for t in (asked, skipped))
+                no_names.sessions = {sessions[run % 2]}  # the tab asking none, in turns
+                for index in (run % 2, 1 - run % 2):
+                    asks = index != run % 2
+                    times[asks].append(snapshot_ms(client, tabs[index], url))
+            with_names, without = (statistics.median(times[asks]) for asks in (True, False))
             ratios.append(without / with_names)
             print(f"{name:46s} {with_names:8.1f} {without:8.1f} {ratios[-1]:6.3f}", flush=True)
     geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
