@@ -346,15 +346,8 @@ def _packed(walk: Walk, context: int, answer: str | int) -> str:
         ("Runtime.evaluate", _evaluate_params(context, f"__clawd.slice({i})"))
         for i in range(-(-int(answer) // SLICE))
     ]
-    sent = walk.session.send_many(calls)
-    slices: list[str] = []
-    try:
-        for pending in sent:
-            slices.append(_result(pending.result(walk.remaining()), "Runtime.evaluate", True))
-    finally:
-        for pending in sent[len(slices) :]:  # one failed: nobody waits for the rest
-            pending.discard()
-    return "".join(slices)
+    replies = pipelined(walk.session, calls, walk, strict=True)
+    return "".join(_result(reply, "Runtime.evaluate", True) for reply in replies)
 
 
 def unpack(packed: str) -> dict:
@@ -482,28 +475,26 @@ def element_ids(
 
 def chrome_names(walk: Walk, context: int, pending=None) -> list[str | None]:
     """Chrome's accessible names of the pending nodes, in order (None where Chrome has none);
-    `pending`: the reply to come of their elements' array, when it was asked for already."""
-    try:
-        array = None
-        if pending is not None:
-            reply = pending.result(walk.remaining())
-            array = _result(reply, "Runtime.evaluate", False)
-        ids = element_ids(walk, context, "__clawd.pendingElements()", array=array)
-        calls = [
-            ("Accessibility.getPartialAXTree", {"objectId": i, "fetchRelatives": False})
-            for i in ids
-        ]
-        return [
-            _node_name((reply or {}).get("nodes") or [{}])
-            for reply in pipelined(walk.session, calls, walk)
-        ]
-    finally:
-        walk.session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
+    `pending`: the reply to come of their elements' array, when it was asked for already. The
+    handles are walk_frame's to release."""
+    array = None
+    if pending is not None:
+        array = _result(pending.result(walk.remaining()), "Runtime.evaluate", False)
+    ids = element_ids(walk, context, "__clawd.pendingElements()", array=array)
+    calls = [
+        ("Accessibility.getPartialAXTree", {"objectId": i, "fetchRelatives": False}) for i in ids
+    ]
+    return [
+        _node_name((reply or {}).get("nodes") or [{}])
+        for reply in pipelined(walk.session, calls, walk)
+    ]
 
 
-def pipelined(session: Session, calls: list[tuple[str, dict]], walk: Walk) -> list[dict | None]:
+def pipelined(
+    session: Session, calls: list[tuple[str, dict]], walk: Walk, *, strict: bool = False
+) -> list[dict | None]:
     """Every call sent at once, then the replies collected in order, so the round trips overlap;
-    None where a call failed."""
+    None where a call failed, or (`strict`) the first failure raised."""
     wanted = [(m, p) for m, p in calls if not any(v is None for v in p.values())]
     written = iter(session.send_many(wanted) if wanted else [])
     sent = [
@@ -513,7 +504,7 @@ def pipelined(session: Session, calls: list[tuple[str, dict]], walk: Walk) -> li
     out: list[dict | None] = []
     try:
         for pending in sent:
-            out.append(_reply_or_none(pending, walk))
+            out.append(_reply_or_none(pending, walk, strict))
     finally:
         for pending in sent[len(out) :]:  # timed out: nobody waits for the rest
             if pending is not None:
@@ -521,12 +512,14 @@ def pipelined(session: Session, calls: list[tuple[str, dict]], walk: Walk) -> li
     return out
 
 
-def _reply_or_none(pending, walk: Walk) -> dict | None:
+def _reply_or_none(pending, walk: Walk, strict: bool = False) -> dict | None:
     if pending is None:
         return None
     try:
         return pending.result(walk.remaining())
     except errors.CdpError:
+        if strict:
+            raise
         return None
 
 
