@@ -57,3 +57,45 @@ def test_names_of_fifty_varied_elements_are_chromes(client, site, tab, service):
     ):
         assert roles[role] >= 1, f"no named {role} compared: {sorted(roles)}"
     assert len(roles) >= 20, sorted(roles)
+
+
+def test_names_the_walker_vouches_for_are_chromes_and_ask_chrome_nothing(
+    client, site, tab, service
+):
+    client.navigate(site.url("/snapshot/vouched.html"), target_id=tab["tabId"])
+    body = client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "maxChars": 0})
+    text = body["snapshot"]
+    live = service.live_tab(tab["tabId"])
+    mismatches = []
+    for ref, info in body["refs"].items():
+        theirs = chrome_name(resolve_ref(live, ref))
+        if info["name"] != theirs:
+            mismatches.append((ref, info["role"], info["name"], theirs))
+    assert mismatches == [], "\n".join(map(repr, mismatches))
+    assert body["stats"]["chromeNames"] == 0, (body["stats"], text)
+    names = {(info["role"], info["name"]) for info in body["refs"].values()}
+    for expected in (
+        ("link", "Heading in a link"),
+        ("link", "Attributes that name nothing"),
+        ("button", "Live label"),
+        ("link", "Nested alt caption"),
+        ("link", "Pictured"),
+        ("link", "Icon between words"),
+        ("link", "Labelled icon after icon"),
+        ("link", "Line break"),
+        ("link", "Shown"),
+        ("link", "Only a title"),
+        ("link", "Alt and title"),
+        ("link", "Image title"),
+        ("img", "Bare image title"),
+        ("link", "Jan 1 news"),
+        ("cell", "First item Second item"),
+        ("term", "Term label:"),
+        ("term", "Term link:"),
+        ("group", "Legend name"),
+        ("textbox", "Comment"),
+        ("navigation", "Site menu"),
+    ):
+        assert expected in names, (expected, text)
+    # Chrome names no generic element: a title on one is no name
+    assert '"Generic title"' not in text, text

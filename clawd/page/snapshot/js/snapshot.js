@@ -24,8 +24,13 @@ const NTH_UNNAMED = new Set(["button", "checkbox", "combobox", "link", "listbox"
 const CHROME_CONTENT_NAMED = new Set(["term"]);
 // Inside a name from content, these children add their own content to it (Chrome and Playwright alike)
 const CONTENT_CONTROLS = new Set(["a", "button"]);
+// Attributes that name nothing and change no role: presentation, microdata and RDFa, live-region
+// and popup state (audited on the corpus against Chrome, bench/names_audit.py). Names with a colon
+// (xml:lang, buzzfeed's rel:gt_act) are no HTML attribute at all.
 const PLAIN_ATTRIBUTES = new Set(["class", "style", "dir", "lang", "id", "href", "type", "name", "target", "rel",
-  "onclick"]);
+  "onclick", "tabindex", "itemprop", "itemscope", "itemtype", "itemid", "property", "typeof", "resource", "content",
+  "aria-live", "aria-atomic", "aria-relevant", "aria-busy", "aria-controls", "aria-haspopup", "aria-expanded",
+  "translate", "accesskey", "hreflang", "download", "referrerpolicy", "for", "datetime"]);
 const FORM_CONTROLS = new Set(["input", "textarea", "select"]);
 const NEVER_SIMPLE = new Set(["img", "area", "svg", "object", "embed", "fieldset", "figure", "table",
   "output", "meter", "progress", "iframe", "frame", "canvas", "video", "audio", "math", "summary", "details"]);
@@ -206,26 +211,62 @@ function clawdNoteName(node, element, name) {
     node.fullName = term;
     node.certain = true;
   }
+  if (!node.certain && titledGeneric(element, node.role)) {
+    node.fullName = node.name = "";
+    node.certain = true;
+  }
 }
 
-// The name Chrome gives a term (<dt>) of plain text only, or false.
+// The name Chrome gives a term (<dt>) of inline text only (links, labels, phrasing), or false.
 function termName(element) {
-  if (element.firstElementChild || element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby") ||
-      element.hasAttribute("title") || !plainContent(element))
+  if (element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby") ||
+      element.hasAttribute("title") || !plainContent(element) || !inlineText(element))
     return false;
   return normalizeWhiteSpace(element.textContent);
 }
 
+// Whether the element's text content is all its content: text in inline elements, nothing hidden,
+// no image, icon, line break or comment.
+function inlineText(element) {
+  for (let child = element.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === Node.COMMENT_NODE)
+      return false;
+    if (child.nodeType !== Node.ELEMENT_NODE)
+      continue;
+    const tag = child.localName;
+    if (!(CONTENT_CONTROLS.has(tag) || PHRASING.has(tag) || tag === "label") ||
+        getElementComputedStyle(child).display !== "inline" || !inlineText(child))
+      return false;
+  }
+  return true;
+}
+
+// A generic element (a <div>, a <span>) with a title: Chrome names no generic element, and a
+// title is all that would name this one (audited: every one of the corpus, 103). Not a focusable
+// one, which Chrome may name.
+function titledGeneric(element, role) {
+  return role === "generic" && element.namespaceURI === "http://www.w3.org/1999/xhtml" &&
+    element.hasAttribute("title") && !element.hasAttribute("aria-label") &&
+    !element.hasAttribute("aria-labelledby") && !element.hasAttribute("tabindex") && !element.isContentEditable;
+}
+
 function nameIsCertain(element, role, name) {
-  if (element.hasAttribute("aria-labelledby"))
-    return false;
+  if (element.hasAttribute("aria-labelledby") && !labelledByNothing(element))
+    return !!name && name === labelledByText(element);
   if (element.localName === "img")   // an alt text names an image before its title
-    return imageAlt(element) === name && name !== "";
+    return name !== "" && (imageAlt(element) === name || imageTitle(element) === name);
   // a title names an element only when nothing else does (Chrome and Playwright alike): a name
   // equal to the title is certain when the element has text of its own (plain content, checked
   // below, then gives the name). Not a generic element's title: Chrome leaves some of those out
   // of its tree, nameless (audited).
   const title = element.getAttribute("title");
+  if (title !== null && titleNames(element, role, name, title))
+    return true;
+  if (title !== null && FORM_CONTROLS.has(element.localName) && !element.hasAttribute("aria-label") &&
+      element.localName !== "select" && labelNames(element, name))
+    return true;   // a label names a control before its title
+  if (element.localName === "fieldset")
+    return legendNames(element, name);
   if (title !== null && (FORM_CONTROLS.has(element.localName) || !name ||
       (name === normalizeWhiteSpace(title) && !element.textContent.trim())))
     return false;
@@ -251,6 +292,57 @@ function nameIsCertain(element, role, name) {
   if (CHROME_CONTENT_NAMED.has(role))
     return false;
   return name === "";
+}
+
+// The name aria-labelledby gives when every element it names holds plain text only (Chrome and
+// Playwright join their texts with spaces, hidden ones too), else null.
+function labelledByText(element) {
+  const ids = (element.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean);
+  const root = element.getRootNode();
+  const texts = [];
+  for (const id of ids) {
+    const label = root.getElementById ? root.getElementById(id) : null;
+    if (!label || label === element || label.firstElementChild || FORM_CONTROLS.has(label.localName) ||
+        label.hasAttribute("aria-label") || label.hasAttribute("aria-labelledby") || !hasPlainStyle(label))
+      return null;
+    texts.push(label.textContent);
+  }
+  return texts.length ? normalizeWhiteSpace(texts.join(" ")) : null;
+}
+
+// Whether aria-labelledby names no element there is: Chrome and Playwright then pass it by.
+function labelledByNothing(element) {
+  const root = element.getRootNode();
+  return !root.getElementById || (element.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean)
+    .every((id) => !root.getElementById(id));
+}
+
+// A control with one label of plain text: the label's text is the name.
+function labelNames(control, name) {
+  const labels = elementLabels(control);
+  return labels.length === 1 && plainLabel(labels[0], control) && name === normalizeWhiteSpace(labels[0].textContent);
+}
+
+// A <fieldset> is named by its first <legend> child (or aria-label(ledby), or a title), in Chrome
+// as in Playwright: one of inline text names it, none leaves it nameless.
+function legendNames(fieldset, name) {
+  if (fieldset.hasAttribute("aria-label") || fieldset.hasAttribute("title"))
+    return false;
+  for (let child = fieldset.firstElementChild; child; child = child.nextElementSibling) {
+    if (child.localName === "legend")
+      return plainContent(child) && inlineText(child) && name === normalizeWhiteSpace(child.textContent);
+  }
+  return name === "";
+}
+
+// A link or button with no content that names it: its title names it, in Chrome as in Playwright.
+function titleNames(element, role, name, title) {
+  const tag = element.localName;
+  if (!name || name !== normalizeWhiteSpace(title) || element.textContent.trim() || element.hasAttribute("aria-label") ||
+      FORM_CONTROLS.has(tag) || NEVER_SIMPLE.has(tag) || !(tag === "button" || allowsNameFromContent(role, false)))
+    return false;
+  // content named the same in both (an image's alt) comes first; empty, it leaves the title
+  return silentContent(element) || plainContent(element);
 }
 
 // A table is named by aria-label(ledby), a caption, a title or a summary, in Chrome as in
@@ -333,36 +425,104 @@ function hasPlainStyle(element) {
 // plain: a comment (Chrome drops the whitespace next to one: "1/50<!-- -->Title" names
 // "1/50Title"), <wbr> (Chrome puts a space there), an image next to text (Chrome puts a space
 // between "<img alt=Firefox>Try", Playwright does not), anything styled or hidden.
-const BLOCK_CONTENT = new Set(["div", "p"]);
+const BLOCK_CONTENT = new Set(["div", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul"]);
 const CONTENT_DISPLAYS = new Set(["inline", "block", "inline-block"]);
+// Inline content that is text to a name: a line break is a space in both (Chrome's "\n", Playwright's
+// padding), a <label>'s text is its content, a <picture> holds an image.
+const INLINE_CONTENT = new Set(["br", "label", "picture"]);
+// Elements that never render (a <source> keeps display: inline all the same): no part of a name.
+const UNRENDERED = new Set(["source", "track", "script", "style", "template", "meta", "link", "param"]);
 
-function plainContent(element, nested = false) {
+function plainContent(element, top = element) {
   if (contentElsewhere(element))
     return false;
   if (!hasPlainStyle(element))
     return false;
   for (let child = element.firstChild; child; child = child.nextSibling) {
-    if (child.nodeType === Node.COMMENT_NODE)
-      return false;
+    if (child.nodeType === Node.COMMENT_NODE) {
+      if (!atEdge(child, top))
+        return false;
+      continue;
+    }
     if (child.nodeType !== Node.ELEMENT_NODE)
       continue;
-    if (child.localName === "img") {
-      if (nested || !onlyContent(element, child) || !plainImage(child))
-        return false;
-      continue;
-    }
-    if (child.localName === "svg") {
-      if (nested || !atEdge(child) || !silentSvg(child))
-        return false;
-      continue;
-    }
     const tag = child.localName;
-    if (!(CONTENT_CONTROLS.has(tag) || PHRASING.has(tag) || BLOCK_CONTENT.has(tag)) || !plainAttributes(child))
+    if (tag === "img") {
+      if (!plainImage(child, top))
+        return false;
+      continue;
+    }
+    if (tag === "svg") {
+      if (!plainSvg(child, top))
+        return false;
+      continue;
+    }
+    const display = getElementComputedStyle(child).display;
+    if (display === "none" || UNRENDERED.has(tag))   // not rendered: no part of any name
+      continue;
+    if (child.getAttribute("aria-hidden") === "true" && display === "inline" && atEdge(child, top))
+      continue;   // hidden from accessibility, in Chrome as in Playwright, and joining nothing
+    if (!(CONTENT_CONTROLS.has(tag) || PHRASING.has(tag) || BLOCK_CONTENT.has(tag) || INLINE_CONTENT.has(tag) ||
+        tag === "li") || !plainAttributes(child))
       return false;
-    if (!CONTENT_DISPLAYS.has(getElementComputedStyle(child).display) || !plainContent(child, true))
+    if (!contentDisplay(child, display) || !plainContent(child, top))
       return false;
   }
   return true;
+}
+
+// A list item's marker is no part of a name in Playwright; one without a marker is plain content.
+function contentDisplay(element, display) {
+  if (element.localName === "li")
+    return display === "block" || (display === "list-item" && getElementComputedStyle(element).listStyleType === "none");
+  return CONTENT_DISPLAYS.has(display);
+}
+
+// What lies between a piece of content (an image, an icon, a comment) and the text beside it, on
+// one side, looking out to the edge of the named element `top`: "edge" (only whitespace up to
+// that edge or to a block's), "space" (text whose whitespace touches it), "blank" (whitespace-only
+// text, then inline content) or "text" (inline content touching it). Chrome pads a piece named by
+// an attribute (alt, aria-label) with spaces and Playwright does not, and Chrome drops whitespace-
+// only text where layout collapses it (next to a comment, a silent icon, an out-of-flow element):
+// the two agree where an edge or whitespace stands there anyway.
+function side(node, top, step) {
+  let blank = false;
+  for (let at = node; at !== top; at = at.parentNode) {
+    for (let sibling = at[step]; sibling; sibling = sibling[step]) {
+      if (sibling.nodeType === Node.TEXT_NODE) {
+        if (!sibling.data.trim()) {
+          blank = true;
+          continue;
+        }
+        const touching = step === "previousSibling" ? sibling.data[sibling.data.length - 1] : sibling.data[0];
+        return /\s/.test(touching) ? "space" : blank ? "blank" : "text";
+      }
+      if (sibling.nodeType !== Node.ELEMENT_NODE || UNRENDERED.has(sibling.localName))
+        continue;
+      const display = getElementComputedStyle(sibling).display;
+      if (display === "none")
+        continue;
+      if (display === "block" || display === "inline-block")
+        return "edge";
+      return blank ? "blank" : "text";
+    }
+    const parent = at.parentNode;
+    if (parent !== top && getElementComputedStyle(parent).display !== "inline")
+      return "edge";
+  }
+  return "edge";
+}
+
+// At an edge on one side, or rendered whitespace on both: what the piece adds or drops joins
+// nothing (a name is trimmed, and whitespace collapsed).
+function atEdge(node, top) {
+  const before = side(node, top, "previousSibling"), after = side(node, top, "nextSibling");
+  return before === "edge" || after === "edge" || (before === "space" && after === "space");
+}
+
+// An edge or whitespace on both sides: a name Chrome pads comes out the same as Playwright's.
+function separated(node, top) {
+  return side(node, top, "previousSibling") !== "text" && side(node, top, "nextSibling") !== "text";
 }
 
 // Content that gives no name at all, in Chrome as in Playwright: no text, no alt, title or aria
@@ -405,28 +565,6 @@ function contentElsewhere(element) {
   return element.shadowRoot || clawdClosedRoot(element) || element.localName === "slot" || element.hasAttribute("aria-owns");
 }
 
-function blankText(node) {
-  return node.nodeType === Node.TEXT_NODE && !node.data.trim();
-}
-
-function onlyContent(element, child) {
-  for (let other = element.firstChild; other; other = other.nextSibling) {
-    if (other !== child && !blankText(other))
-      return false;
-  }
-  return true;
-}
-
-// First or last of the element's content (whitespace aside): an icon before or after a label
-function atEdge(child) {
-  let before = child.previousSibling, after = child.nextSibling;
-  while (before && blankText(before))
-    before = before.previousSibling;
-  while (after && blankText(after))
-    after = after.nextSibling;
-  return !before || !after;
-}
-
 // An <svg> that adds nothing to a name: hidden from accessibility, or with no title, label or text.
 function silentSvg(svg) {
   if ((svg.getAttribute("aria-hidden") || "").toLowerCase() === "true")
@@ -436,13 +574,39 @@ function silentSvg(svg) {
   return !svg.querySelector("title, desc, text, foreignObject, a") && !svg.textContent.trim();
 }
 
-function plainImage(image) {
+// An <svg> inside a name: a silent one at an edge, or one named by its aria-label or a <title> of
+// plain text (Chrome pads that name) with an edge or whitespace on both sides.
+function plainSvg(svg, top) {
+  if (silentSvg(svg))
+    return atEdge(svg, top);
+  const role = svg.getAttribute("role");
+  if ((role !== null && role !== "img") || svg.hasAttribute("aria-labelledby") || svg.querySelector("text, foreignObject, a"))
+    return false;
+  const label = svg.getAttribute("aria-label");
+  if (label === null ? svgTitle(svg) === null : !label.trim())
+    return false;
+  return separated(svg, top);
+}
+
+// An <img> inside a name: named by its alt text (Chrome pads it) with an edge or whitespace on
+// both sides, or silent (no alt, no title) at an edge.
+function plainImage(image, top) {
   for (const attr of image.attributes) {
     if (attr.name.startsWith("aria-") || attr.name === "role")
       return false;
   }
   const style = getElementComputedStyle(image);
-  return imageAlt(image) !== null && style.display === "inline" && style.visibility === "visible";
+  if (!CONTENT_DISPLAYS.has(style.display) || style.visibility !== "visible")
+    return false;
+  if (imageAlt(image) !== null || imageTitle(image) !== null)
+    return separated(image, top);
+  return !image.hasAttribute("title") && atEdge(image, top);
+}
+
+// The name a title gives an <img> without an alt attribute (Chrome and Playwright alike), or null.
+function imageTitle(image) {
+  const title = image.getAttribute("title");
+  return !image.hasAttribute("alt") && title && title.trim() ? normalizeWhiteSpace(title) : null;
 }
 
 // Attributes that change no name. A title would name an empty child, so it is plain only on a
@@ -450,7 +614,7 @@ function plainImage(image) {
 function plainAttributes(element) {
   for (const attr of element.attributes) {
     const name = attr.name;
-    if (PLAIN_ATTRIBUTES.has(name) || name.startsWith("data-"))
+    if (PLAIN_ATTRIBUTES.has(name) || name.startsWith("data-") || name.includes(":"))
       continue;
     if (name === "title" && element.textContent.trim())
       continue;
