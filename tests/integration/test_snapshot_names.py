@@ -95,6 +95,23 @@ def test_names_the_walker_vouches_for_are_chromes_and_ask_chrome_nothing(
         ("group", "Legend name"),
         ("textbox", "Comment"),
         ("navigation", "Site menu"),
+        ("link", "Positioned label visible text"),
+        ("button", "Two icons"),
+        ("checkbox", "Wrapped label"),
+        ("checkbox", "Nested label"),
+        ("textbox", "Search label"),
+        ("link", "Cart icon Shop"),
+        ("link", "Firefox Try it"),
+        ("heading", "Score"),
+        ("heading", "Critic 10 Reviews"),
+        ("link", "ALREADY UPPER"),
+        ("link", "Story title Source On Msn"),
+        ("term", "The Motley Fool"),
+        ("link", "Inserted deleted flow root"),
+        ("link", "$45"),
+        ("heading", "Logo news"),
+        ("link", "Labelled image"),
+        ("link", "Presented"),
     ):
         assert expected in names, (expected, text)
     # Chrome names no generic element: a title on one is no name

@@ -10,6 +10,7 @@ const clawd = globalThis.__clawd = {
   last: 0,                  // highest ref number minted (the tab's counter, passed in)
   snapshot: null,
   pending: [],
+  known: [],                // nodes whose Chrome name the walker computed (chromeName), put in at render
   closedRoots: new WeakMap(),  // host -> its closed shadow root, handed in by Python (DOM.resolveNode)
   probed: new WeakSet(),       // elements Python already looked at for a closed shadow root
   candidates: [],
@@ -17,7 +18,7 @@ const clawd = globalThis.__clawd = {
 };
 
 const PHRASING = new Set(["b", "i", "em", "strong", "span", "small", "code", "abbr", "sup", "sub",
-  "mark", "u", "s", "time", "bdi", "bdo", "cite", "dfn", "kbd", "q", "samp", "var", "font"]);
+  "mark", "u", "s", "time", "bdi", "bdo", "cite", "dfn", "kbd", "q", "samp", "var", "font", "ins", "del"]);
 const NTH_UNNAMED = new Set(["button", "checkbox", "combobox", "link", "listbox", "radio", "searchbox",
   "slider", "spinbutton", "switch", "textbox", "iframe"]);
 // Roles Chrome names from their content where Playwright does not (the refs map wants Chrome's).
@@ -30,7 +31,7 @@ const CONTENT_CONTROLS = new Set(["a", "button"]);
 const PLAIN_ATTRIBUTES = new Set(["class", "style", "dir", "lang", "id", "href", "type", "name", "target", "rel",
   "onclick", "tabindex", "itemprop", "itemscope", "itemtype", "itemid", "property", "typeof", "resource", "content",
   "aria-live", "aria-atomic", "aria-relevant", "aria-busy", "aria-controls", "aria-haspopup", "aria-expanded",
-  "translate", "accesskey", "hreflang", "download", "referrerpolicy", "for", "datetime"]);
+  "translate", "accesskey", "hreflang", "download", "referrerpolicy", "for", "datetime", "aria-describedby"]);
 const FORM_CONTROLS = new Set(["input", "textarea", "select"]);
 const NEVER_SIMPLE = new Set(["img", "area", "svg", "object", "embed", "fieldset", "figure", "table",
   "output", "meter", "progress", "iframe", "frame", "canvas", "video", "audio", "math", "summary", "details"]);
@@ -204,6 +205,7 @@ function clawdKnownName(element, role) {
 }
 
 function clawdNoteName(node, element, name) {
+  contentNamed = false;
   node.certain = !!clawdKnownName(element, node.role) || nameIsCertain(element, node.role, node.name);
   node.fullName = node.name;   // Playwright's ai mode may blank a printed name; the refs map keeps it
   const term = !node.certain && CHROME_CONTENT_NAMED.has(node.role) && termName(element);
@@ -211,18 +213,80 @@ function clawdNoteName(node, element, name) {
     node.fullName = term;
     node.certain = true;
   }
-  if (!node.certain && titledGeneric(element, node.role)) {
-    node.fullName = node.name = "";
+  if (!node.certain && (titledGeneric(element, node.role) || captionedFigure(element))) {
+    node.chromeName = "";
     node.certain = true;
   }
+  const padded = node.certain || !contentNamed ? null : paddedName(element);
+  if (padded !== null) {   // Chrome's name, where it differs from Playwright's in spaces or case
+    node.chromeName = padded;
+    node.certain = true;
+  }
+}
+
+// Content plain but for images and icons named by an attribute that touch text, or a figure:
+// Chrome pads such a name with spaces wherever it stands (audited: "<img alt=Firefox>Try" is
+// "Firefox Try", an aria-labelled icon at the end of a span then "Shop" is "Cart icon Shop") and
+// takes nothing from a figure, Playwright does neither. Their name as Chrome gives it, or null.
+let padPieces = false;
+let contentNamed = false;   // set by nameIsCertain: the element's name comes from its content
+function paddedName(element) {
+  const text = padded(element);
+  // a title names only what its content leaves nameless
+  return text === null || (!text && element.hasAttribute("title")) ? null : text;
+}
+
+// chromeText of plain content (pieces that touch text allowed), or null.
+function padded(element) {
+  padPieces = true;
+  try {
+    if (!plainContent(element))
+      return null;
+    return normalizeWhiteSpace(chromeText(element));
+  } finally {
+    padPieces = false;
+  }
+}
+
+// The text of plain content as Chrome joins it: Playwright's way (blocks and line breaks padded
+// with spaces, hidden content left out) but for pieces named by an attribute, padded too, and
+// figures and articles, left out.
+function chromeText(element) {
+  let text = "";
+  for (let child = element.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === Node.TEXT_NODE)
+      text += transformed(child.data, getElementComputedStyle(element).textTransform) ?? child.data;
+    if (child.nodeType !== Node.ELEMENT_NODE)
+      continue;
+    const tag = child.localName;
+    const style = getElementComputedStyle(child);
+    if (style.display === "none" || UNRENDERED.has(tag) || child.getAttribute("aria-hidden") === "true")
+      continue;
+    let piece;
+    const label = CONTENT_CONTROLS.has(tag) ? controlLabel(child) : null;
+    if (label !== null)
+      piece = label;
+    else if (tag === "img")
+      piece = imageLabel(child) || imageAlt(child) || imageTitle(child);
+    else if (tag === "svg")
+      piece = silentSvg(child) ? null : svgName(child);
+    else if (tag === "figure" || tag === "article" || tag === "header")
+      piece = null;
+    else
+      piece = style.display === "inline" && tag !== "br" ? chromeText(child) : " " + chromeText(child) + " ";
+    if (piece)
+      text += tag === "img" || tag === "svg" || label !== null ? " " + piece + " " : piece;
+  }
+  return text;
 }
 
 // The name Chrome gives a term (<dt>) of inline text only (links, labels, phrasing), or false.
 function termName(element) {
   if (element.hasAttribute("aria-label") || element.hasAttribute("aria-labelledby") ||
-      element.hasAttribute("title") || !plainContent(element) || !inlineText(element))
+      element.hasAttribute("title") || !inlineText(element))
     return false;
-  return normalizeWhiteSpace(element.textContent);
+  const text = padded(element);
+  return text === null ? false : text;
 }
 
 // Whether the element's text content is all its content: text in inline elements, nothing hidden,
@@ -253,8 +317,8 @@ function titledGeneric(element, role) {
 function nameIsCertain(element, role, name) {
   if (element.hasAttribute("aria-labelledby") && !labelledByNothing(element))
     return !!name && name === labelledByText(element);
-  if (element.localName === "img")   // an alt text names an image before its title
-    return name !== "" && (imageAlt(element) === name || imageTitle(element) === name);
+  if (element.localName === "img")   // an aria-label names an image before its alt text, that before its title
+    return name !== "" && (imageLabel(element) ?? imageAlt(element) ?? imageTitle(element)) === name;
   // a title names an element only when nothing else does (Chrome and Playwright alike): a name
   // equal to the title is certain when the element has text of its own (plain content, checked
   // below, then gives the name). Not a generic element's title: Chrome leaves some of those out
@@ -278,8 +342,10 @@ function nameIsCertain(element, role, name) {
   const tag = element.localName;
   if (tag === "table" && unnamedTable(element, name))
     return true;
-  if (tag === "svg")
-    return !!name && name === svgTitle(element);
+  if (tag === "svg")   // named by a <title> child, never by its content
+    return name === (svgTitle(element) || "") && !element.hasAttribute("title");
+  if (tag === "symbol" && element.namespaceURI === "http://www.w3.org/2000/svg")
+    return true;   // never rendered: Chrome has no node for it, and the walker's name stays
   if (tag === "math" || tag === "figure")
     return unnamedByAttributes(element, name);
 
@@ -287,8 +353,12 @@ function nameIsCertain(element, role, name) {
     return false;
   if (FORM_CONTROLS.has(tag))
     return controlNameIsCertain(element, name);
-  if (tag === "button" || allowsNameFromContent(role, false))
-    return plainContent(element) || (name === "" && silentContent(element));
+  if (tag === "button" || allowsNameFromContent(role, false)) {
+    if (plainContent(element) || (name === "" && silentContent(element)))
+      return true;
+    contentNamed = true;   // named from content nothing else overrides: paddedName may give Chrome's
+    return false;
+  }
   if (CHROME_CONTENT_NAMED.has(role))
     return false;
   return name === "";
@@ -358,14 +428,19 @@ function unnamedTable(table, name) {
   return true;
 }
 
-// A <math> is named by aria-label(ledby), a title or its alttext, a <figure> by those or a
-// <figcaption>: with none of them neither has a name in Chrome (audited: every <math> of the
-// MathJax page, the image-only figures of yahoo-2), and asking Chrome for that one "" builds
-// its whole accessibility tree. aria-label was ruled out above.
+// A <math> is named by aria-label(ledby), a title or its alttext, a <figure> by those: with none
+// of them neither has a name in Chrome (audited: every <math> of the MathJax page, the figures of
+// yahoo-2), and asking Chrome for that one "" builds its whole accessibility tree. aria-label was
+// ruled out above. Playwright names a figure by its <figcaption>, Chrome (156) does not (audited:
+// all seven of the corpus, and tests/site/snapshot/names.html): see captionedFigure.
 function unnamedByAttributes(element, name) {
-  if (name || element.hasAttribute("title") || element.hasAttribute("alttext"))
-    return false;
-  return element.localName !== "figure" || !element.querySelector("figcaption");
+  return !name && !element.hasAttribute("title") && !element.hasAttribute("alttext");
+}
+
+// A <figure> named by nothing but its <figcaption>: nameless in Chrome.
+function captionedFigure(element) {
+  return element.localName === "figure" && !element.hasAttribute("aria-label") &&
+    !element.hasAttribute("aria-labelledby") && !element.hasAttribute("title");
 }
 
 // The name an <svg> gives by a <title> child of plain text (Chrome and Playwright alike), or null.
@@ -388,10 +463,9 @@ function controlNameIsCertain(element, name) {
     return !!name && name === normalizeWhiteSpace(element.value) && elementLabels(element).length === 0;
   if (element.localName === "input" && !TEXT_INPUTS.has(element.type))
     return false;
-  if (element.hasAttribute("placeholder"))   // named by the placeholder when nothing else names it
-    return !!name && name === normalizeWhiteSpace(element.getAttribute("placeholder")) &&
-      elementLabels(element).length === 0;
   const labels = elementLabels(element);
+  if (element.hasAttribute("placeholder") && labels.length === 0)   // named by it when nothing else names it
+    return !!name && name === normalizeWhiteSpace(element.getAttribute("placeholder"));
   if (labels.length === 0)
     return true;
   if (labels.length > 1)
@@ -399,24 +473,72 @@ function controlNameIsCertain(element, name) {
   return plainLabel(labels[0], element);
 }
 
+// A label of inline text (with the control, and images without alt at an edge): its text content
+// is the name, in Chrome as in Playwright.
 function plainLabel(label, control) {
-  if (label.attributes.length > 2 || label.hasAttribute("aria-label") || label.hasAttribute("aria-labelledby"))
+  if (label.hasAttribute("aria-label") || label.hasAttribute("aria-labelledby") || !plainAttributes(label) ||
+      !hasPlainStyle(label))
     return false;
   for (let child = label.firstChild; child; child = child.nextSibling) {
     if (child.nodeType === Node.COMMENT_NODE)
       return false;
     if (child === control || child.nodeType !== Node.ELEMENT_NODE)
       continue;
-    return false;
+    if (child.localName === "img") {
+      if (imageAlt(child) !== null || imageTitle(child) !== null || !plainImage(child, label))
+        return false;
+      continue;
+    }
+    if (!PHRASING.has(child.localName) || !plainAttributes(child) || getElementComputedStyle(child).display !== "inline" ||
+        !inlineText(child) || !plainContent(child))
+      return false;
   }
-  return hasPlainStyle(label) && !!label.textContent.trim();
+  return !!label.textContent.trim();
 }
 
-function hasPlainStyle(element) {
+function hasPlainStyle(element, top = element) {
   const style = getElementComputedStyle(element);
-  if (!style || style.textTransform !== "none" || style.visibility !== "visible")
+  if (!style || !plainTransform(element, style.textTransform, top) || style.visibility !== "visible")
     return false;
   return !getCSSContent(element, "::before") && !getCSSContent(element, "::after");
+}
+
+// Chrome names text as text-transform shows it, Playwright as it stands: the same only where the
+// transform changes nothing (text already in capitals under uppercase, "SUBSCRIBE NOW").
+function plainTransform(element, transform, top) {
+  if (transform === "none")
+    return true;
+  const text = element.textContent;
+  const shown = transformed(text, transform);
+  if (shown === null)
+    return false;
+  if (text === shown)
+    return true;
+  // chromeText transforms the text itself: plain ASCII, one text node starting a word
+  return padPieces && /^[A-Za-z0-9\s]*$/.test(text) && wholeWords(element) &&
+    (getElementComputedStyle(element).display !== "inline" || side(element, top, "previousSibling") !== "text");
+}
+
+// Every text node inside the only child of its element, the first starting a word: capitalize
+// then starts each word of each text node, as chromeText does.
+function wholeWords(element) {
+  for (let child = element.firstChild; child; child = child.nextSibling) {
+    if (child.nodeType === Node.TEXT_NODE ? element.childNodes.length !== 1 :
+        child.nodeType === Node.ELEMENT_NODE && !wholeWords(child))
+      return false;
+  }
+  return true;
+}
+
+// Text as text-transform shows it, for the ASCII text plainTransform lets through.
+function transformed(text, transform) {
+  if (transform === "uppercase")
+    return text.toUpperCase();
+  if (transform === "lowercase")
+    return text.toLowerCase();
+  if (transform === "capitalize")
+    return text.replace(/(^|\s)([a-z])/g, (match, before, letter) => before + letter.toUpperCase());
+  return transform === "none" ? text : null;
 }
 
 // Content whose text is the name in Chrome as in Playwright: text, phrasing children and block
@@ -425,8 +547,8 @@ function hasPlainStyle(element) {
 // plain: a comment (Chrome drops the whitespace next to one: "1/50<!-- -->Title" names
 // "1/50Title"), <wbr> (Chrome puts a space there), an image next to text (Chrome puts a space
 // between "<img alt=Firefox>Try", Playwright does not), anything styled or hidden.
-const BLOCK_CONTENT = new Set(["div", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul"]);
-const CONTENT_DISPLAYS = new Set(["inline", "block", "inline-block"]);
+const BLOCK_CONTENT = new Set(["div", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "dt", "dd"]);
+const CONTENT_DISPLAYS = new Set(["inline", "block", "inline-block", "flow-root"]);
 // Inline content that is text to a name: a line break is a space in both (Chrome's "\n", Playwright's
 // padding), a <label>'s text is its content, a <picture> holds an image.
 const INLINE_CONTENT = new Set(["br", "label", "picture"]);
@@ -436,11 +558,11 @@ const UNRENDERED = new Set(["source", "track", "script", "style", "template", "m
 function plainContent(element, top = element) {
   if (contentElsewhere(element))
     return false;
-  if (!hasPlainStyle(element))
+  if (!hasPlainStyle(element, top))
     return false;
   for (let child = element.firstChild; child; child = child.nextSibling) {
     if (child.nodeType === Node.COMMENT_NODE) {
-      if (!atEdge(child, top))
+      if (!atEdge(child, top) && !betweenText(child, top))
         return false;
       continue;
     }
@@ -460,15 +582,55 @@ function plainContent(element, top = element) {
     const display = getElementComputedStyle(child).display;
     if (display === "none" || UNRENDERED.has(tag))   // not rendered: no part of any name
       continue;
+    if (tag === "article" && silentAttributes(child) && CONTENT_DISPLAYS.has(display) && !outOfFlow(getElementComputedStyle(child)))
+      continue;   // an article gives no name from its content, in Chrome as in Playwright
+    if ((tag === "figure" || tag === "header") && padPieces && silentAttributes(child) && CONTENT_DISPLAYS.has(display) &&
+        !outOfFlow(getElementComputedStyle(child)))
+      continue;   // nor a figure or header in Chrome (Playwright gives their text): paddedName leaves them out
     if (child.getAttribute("aria-hidden") === "true" && display === "inline" && atEdge(child, top))
       continue;   // hidden from accessibility, in Chrome as in Playwright, and joining nothing
+    if (outOfFlow(getElementComputedStyle(child)) && !setApart(child, top))
+      return false;
+    if (CONTENT_CONTROLS.has(tag) && controlLabel(child) !== null) {
+      if (!padPieces && !separated(child, top))
+        return false;
+      continue;   // named by its aria-label (Chrome pads that name), whatever it holds
+    }
     if (!(CONTENT_CONTROLS.has(tag) || PHRASING.has(tag) || BLOCK_CONTENT.has(tag) || INLINE_CONTENT.has(tag) ||
         tag === "li") || !plainAttributes(child))
       return false;
     if (!contentDisplay(child, display) || !plainContent(child, top))
       return false;
+    if (CONTENT_CONTROLS.has(tag) && display === "inline" && !controlEdgesKept(child, top))
+      return false;
   }
   return true;
+}
+
+// The aria-label of a link or button inside a name, which names it there too, or null.
+function controlLabel(control) {
+  const label = control.getAttribute("aria-label");
+  return label && label.trim() && !control.hasAttribute("aria-labelledby") ? normalizeWhiteSpace(label) : null;
+}
+
+// A link or button inside a name gives Chrome its own name, trimmed: whitespace-only text at its
+// edges counts only where the text beside it keeps a space anyway (audited: "<span>Site
+// Index</span> <a> <span>The Times</span></a>" is "Site IndexThe Times" to Chrome; "<span>Critic
+// </span> <a> 10 Reviews </a>" is "Critic 10 Reviews").
+function controlEdgesKept(control, top) {
+  const texts = document.createTreeWalker(control, NodeFilter.SHOW_TEXT);
+  const first = texts.nextNode();
+  let last = first;
+  for (let text = first; text; text = texts.nextNode())
+    last = text;
+  if (!first)
+    return true;
+  if (!first.data.trim()) {
+    const before = side(control, top, "previousSibling");
+    if (before !== "edge" && before !== "space")
+      return false;
+  }
+  return !!last.data.trim() || side(control, top, "nextSibling") === "edge";
 }
 
 // A list item's marker is no part of a name in Playwright; one without a marker is plain content.
@@ -480,11 +642,12 @@ function contentDisplay(element, display) {
 
 // What lies between a piece of content (an image, an icon, a comment) and the text beside it, on
 // one side, looking out to the edge of the named element `top`: "edge" (only whitespace up to
-// that edge or to a block's), "space" (text whose whitespace touches it), "blank" (whitespace-only
-// text, then inline content) or "text" (inline content touching it). Chrome pads a piece named by
-// an attribute (alt, aria-label) with spaces and Playwright does not, and Chrome drops whitespace-
-// only text where layout collapses it (next to a comment, a silent icon, an out-of-flow element):
-// the two agree where an edge or whitespace stands there anyway.
+// that edge or to a block's), "space" (text whose own whitespace touches it), "blank" (whitespace-
+// only text, then inline content) or "text" (inline content touching it). Chrome pads a piece
+// named by an attribute (alt, aria-label) with spaces and Playwright does not; Chrome drops
+// whitespace-only text where layout collapses it (audited: "<span>1/50</span> <!-- --> Title"
+// is "1/50Title" to Chrome), and pads no element out of the flow, which Playwright pads as the
+// block its display says it is: the two agree where an edge or whitespace of text stands anyway.
 function side(node, top, step) {
   let blank = false;
   for (let at = node; at !== top; at = at.parentNode) {
@@ -499,25 +662,51 @@ function side(node, top, step) {
       }
       if (sibling.nodeType !== Node.ELEMENT_NODE || UNRENDERED.has(sibling.localName))
         continue;
-      const display = getElementComputedStyle(sibling).display;
-      if (display === "none")
+      const style = getElementComputedStyle(sibling);
+      if (style.display === "none")
         continue;
-      if (display === "block" || display === "inline-block")
+      if (style.display !== "inline" && CONTENT_DISPLAYS.has(style.display) && !outOfFlow(style))
         return "edge";
+      if (style.display === "inline" && !outOfFlow(style) && silentIcon(sibling))
+        continue;   // another icon: nothing to join with
       return blank ? "blank" : "text";
     }
     const parent = at.parentNode;
-    if (parent !== top && getElementComputedStyle(parent).display !== "inline")
+    const style = parent === top ? null : getElementComputedStyle(parent);
+    if (style && style.display !== "inline" && !outOfFlow(style))
       return "edge";
   }
   return "edge";
 }
 
-// At an edge on one side, or rendered whitespace on both: what the piece adds or drops joins
-// nothing (a name is trimmed, and whitespace collapsed).
+// An inline element of silent icons only (a <span> around an <svg>): no text, no name inside.
+function silentIcon(element) {
+  return !element.textContent.trim() && silentAttributes(element) && silentContent(element);
+}
+
+// Absolutely positioned, fixed or floated: a box of its own, whose display computes to block.
+function outOfFlow(style) {
+  return style.position === "absolute" || style.position === "fixed" || style.cssFloat !== "none";
+}
+
+// Whether a piece that adds nothing to a name (a silent icon, a comment, hidden content) joins
+// nothing either: an edge on one side, or whitespace of text that Chrome keeps (trailing before
+// it; leading after it, unless whitespace-only text before it took that space in layout).
 function atEdge(node, top) {
   const before = side(node, top, "previousSibling"), after = side(node, top, "nextSibling");
-  return before === "edge" || after === "edge" || (before === "space" && after === "space");
+  return before === "edge" || after === "edge" || before === "space" || (after === "space" && before !== "blank");
+}
+
+// A comment with no whitespace on either side ("$<!-- -->45"): nothing to drop.
+function betweenText(comment, top) {
+  return side(comment, top, "previousSibling") === "text" && side(comment, top, "nextSibling") === "text";
+}
+
+// An edge or whitespace of text on both sides: where Playwright pads an out-of-flow box, Chrome
+// has a space anyway.
+function setApart(node, top) {
+  const before = side(node, top, "previousSibling"), after = side(node, top, "nextSibling");
+  return (before === "edge" || before === "space") && (after === "edge" || (after === "space" && before !== "blank"));
 }
 
 // An edge or whitespace on both sides: a name Chrome pads comes out the same as Playwright's.
@@ -582,25 +771,43 @@ function plainSvg(svg, top) {
   const role = svg.getAttribute("role");
   if ((role !== null && role !== "img") || svg.hasAttribute("aria-labelledby") || svg.querySelector("text, foreignObject, a"))
     return false;
+  return svgName(svg) !== null && (padPieces || separated(svg, top));
+}
+
+// The name of an <svg> in a name: its aria-label, else a <title> child of plain text, or null.
+function svgName(svg) {
   const label = svg.getAttribute("aria-label");
-  if (label === null ? svgTitle(svg) === null : !label.trim())
-    return false;
-  return separated(svg, top);
+  if (label !== null)
+    return label.trim() ? normalizeWhiteSpace(label) : null;
+  return svgTitle(svg);
 }
 
 // An <img> inside a name: named by its alt text (Chrome pads it) with an edge or whitespace on
 // both sides, or silent (no alt, no title) at an edge.
 function plainImage(image, top) {
   for (const attr of image.attributes) {
-    if (attr.name.startsWith("aria-") || attr.name === "role")
+    if ((attr.name.startsWith("aria-") && !(attr.name === "aria-label" && imageLabel(image))) ||
+        (attr.name === "role" && !presentational(image)))
       return false;
   }
   const style = getElementComputedStyle(image);
   if (!CONTENT_DISPLAYS.has(style.display) || style.visibility !== "visible")
     return false;
-  if (imageAlt(image) !== null || imageTitle(image) !== null)
-    return separated(image, top);
+  if (imageLabel(image) !== null || imageAlt(image) !== null || imageTitle(image) !== null)
+    return padPieces || separated(image, top);
   return !image.hasAttribute("title") && atEdge(image, top);
+}
+
+// The name an aria-label gives an <img> (before its alt, in both), or null.
+function imageLabel(image) {
+  const label = image.getAttribute("aria-label");
+  return label && label.trim() ? normalizeWhiteSpace(label) : null;
+}
+
+// An image with no alt text that says it is presentation only: nothing in a name, in both.
+function presentational(image) {
+  const role = (image.getAttribute("role") || "").trim().toLowerCase();
+  return (role === "presentation" || role === "none") && !imageAlt(image) && !image.hasAttribute("title");
 }
 
 // The name a title gives an <img> without an alt attribute (Chrome and Playwright alike), or null.
@@ -681,11 +888,14 @@ function clawdBuild(root, options) {
   clock("distill");
   clawd.snapshot = { snapshot, publicOptions, lookup: !!options.lookup };
   clawd.pending = [];
+  clawd.known = [];
   const visit = (node) => {
     if (typeof node === "string")
       return;
     if (node.certain === false && (node.name || node.ref))
       clawd.pending.push(node);
+    if (node.chromeName !== undefined)
+      clawd.known.push(node);
     node.children.forEach(visit);
   };
   visit(snapshot.root);
@@ -710,15 +920,20 @@ clawd.askedElements = function () {
 // faster than the same data as objects (measured: 7,000 refs as arrays 30-50 ms, as JSON 12-17 ms).
 clawd.render = function (names, withNth) {
   const { snapshot, publicOptions, lookup } = clawd.snapshot;
-  (names || []).forEach((name, i) => {
-    if (name === null || name === undefined)
-      return;
-    const node = clawd.pending[i];
+  // Chrome's names go in after distilling, as Playwright's text would have printed them (a name
+  // that differs from the text only in case prints no text child)
+  const rename = (node, name) => {
     node.fullName = normalizeWhiteSpace(name);
     if (node.name)
       node.name = node.fullName;
+  };
+  (names || []).forEach((name, i) => {
+    if (name !== null && name !== undefined)
+      rename(clawd.pending[i], name);
   });
+  clawd.known.forEach((node) => rename(node, node.chromeName));
   clawd.pending = [];
+  clawd.known = [];
   const clock = clawdClock();
   const refs = collectRefs(snapshot.root, withNth, lookup);
   clock("refs");
