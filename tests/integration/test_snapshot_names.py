@@ -112,6 +112,10 @@ def test_names_the_walker_vouches_for_are_chromes_and_ask_chrome_nothing(
         ("heading", "Logo news"),
         ("link", "Labelled image"),
         ("link", "Presented"),
+        ("cell", "Bullet one Bullet two"),
+        ("cell", "12 Info nov"),
+        ("link", "split here"),
+        ("navigation", "Inline label"),
     ):
         assert expected in names, (expected, text)
     # Chrome names no generic element: a title on one is no name

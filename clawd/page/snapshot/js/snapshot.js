@@ -272,6 +272,8 @@ function chromeText(element) {
       piece = silentSvg(child) ? null : svgName(child);
     else if (tag === "figure" || tag === "article" || tag === "header")
       piece = null;
+    else if (tag === "wbr")
+      piece = " ";
     else
       piece = style.display === "inline" && tag !== "br" ? chromeText(child) : " " + chromeText(child) + " ";
     if (piece)
@@ -372,8 +374,8 @@ function labelledByText(element) {
   const texts = [];
   for (const id of ids) {
     const label = root.getElementById ? root.getElementById(id) : null;
-    if (!label || label === element || label.firstElementChild || FORM_CONTROLS.has(label.localName) ||
-        label.hasAttribute("aria-label") || label.hasAttribute("aria-labelledby") || !hasPlainStyle(label))
+    if (!label || label === element || FORM_CONTROLS.has(label.localName) || label.hasAttribute("aria-label") ||
+        label.hasAttribute("aria-labelledby") || !hasPlainStyle(label) || !inlineText(label) || !plainContent(label))
       return null;
     texts.push(label.textContent);
   }
@@ -470,6 +472,8 @@ function controlNameIsCertain(element, name) {
     return true;
   if (labels.length > 1)
     return false;
+  if (name === "" && !element.hasAttribute("title") && silentContent(labels[0]) && silentAttributes(labels[0]))
+    return true;   // a label of icons only: no name, and no placeholder for one either (audited)
   return plainLabel(labels[0], element);
 }
 
@@ -555,12 +559,22 @@ const INLINE_CONTENT = new Set(["br", "label", "picture"]);
 // Elements that never render (a <source> keeps display: inline all the same): no part of a name.
 const UNRENDERED = new Set(["source", "track", "script", "style", "template", "meta", "link", "param"]);
 
+// Chrome stops taking a name from content after so many descendants (about 100: a Wikipedia cell
+// of 54 linked countries is named up to the 32nd, names.html's of 60 up to the 33rd); a name from
+// more content than this is asked of it.
+const MAX_CONTENT_NODES = 60;
+let contentNodes = 0;
+
 function plainContent(element, top = element) {
+  if (element === top)
+    contentNodes = 0;
   if (contentElsewhere(element))
     return false;
   if (!hasPlainStyle(element, top))
     return false;
   for (let child = element.firstChild; child; child = child.nextSibling) {
+    if (++contentNodes > MAX_CONTENT_NODES)
+      return false;
     if (child.nodeType === Node.COMMENT_NODE) {
       if (!atEdge(child, top) && !betweenText(child, top))
         return false;
@@ -587,6 +601,11 @@ function plainContent(element, top = element) {
     if ((tag === "figure" || tag === "header") && padPieces && silentAttributes(child) && CONTENT_DISPLAYS.has(display) &&
         !outOfFlow(getElementComputedStyle(child)))
       continue;   // nor a figure or header in Chrome (Playwright gives their text): paddedName leaves them out
+    if (tag === "wbr") {
+      if (!padPieces)
+        return false;
+      continue;   // a space to Chrome, nothing to Playwright
+    }
     if (child.getAttribute("aria-hidden") === "true" && display === "inline" && atEdge(child, top))
       continue;   // hidden from accessibility, in Chrome as in Playwright, and joining nothing
     if (outOfFlow(getElementComputedStyle(child)) && !setApart(child, top))
@@ -618,11 +637,7 @@ function controlLabel(control) {
 // Index</span> <a> <span>The Times</span></a>" is "Site IndexThe Times" to Chrome; "<span>Critic
 // </span> <a> 10 Reviews </a>" is "Critic 10 Reviews").
 function controlEdgesKept(control, top) {
-  const texts = document.createTreeWalker(control, NodeFilter.SHOW_TEXT);
-  const first = texts.nextNode();
-  let last = first;
-  for (let text = first; text; text = texts.nextNode())
-    last = text;
+  const first = edgeText(control, "firstChild", "nextSibling");
   if (!first)
     return true;
   if (!first.data.trim()) {
@@ -630,13 +645,32 @@ function controlEdgesKept(control, top) {
     if (before !== "edge" && before !== "space")
       return false;
   }
+  const last = edgeText(control, "lastChild", "previousSibling");
   return !!last.data.trim() || side(control, top, "nextSibling") === "edge";
 }
 
-// A list item's marker is no part of a name in Playwright; one without a marker is plain content.
+// The first (or last) text node of an element's rendered content: not in an icon, nor hidden.
+function edgeText(element, start, step) {
+  for (let child = element[start]; child; child = child[step]) {
+    if (child.nodeType === Node.TEXT_NODE)
+      return child;
+    if (child.nodeType !== Node.ELEMENT_NODE || child.localName === "svg" || UNRENDERED.has(child.localName) ||
+        child.getAttribute("aria-hidden") === "true" || getElementComputedStyle(child).display === "none")
+      continue;
+    const text = edgeText(child, start, step);
+    if (text)
+      return text;
+  }
+  return null;
+}
+
+// A list item's marker is no part of a name, in Playwright as in Chrome (audited: the 80 cells
+// and headers of bulleted lists on the Wikipedia pages); an ordered list's numbers are not tried.
+const BULLETS = new Set(["none", "disc", "circle", "square"]);
 function contentDisplay(element, display) {
   if (element.localName === "li")
-    return display === "block" || (display === "list-item" && getElementComputedStyle(element).listStyleType === "none");
+    return display === "block" || (display === "list-item" && element.parentElement.localName === "ul" &&
+      BULLETS.has(getElementComputedStyle(element).listStyleType));
   return CONTENT_DISPLAYS.has(display);
 }
 
@@ -648,7 +682,7 @@ function contentDisplay(element, display) {
 // whitespace-only text where layout collapses it (audited: "<span>1/50</span> <!-- --> Title"
 // is "1/50Title" to Chrome), and pads no element out of the flow, which Playwright pads as the
 // block its display says it is: the two agree where an edge or whitespace of text stands anyway.
-function side(node, top, step) {
+function side(node, top, step, controlEdge = false) {
   let blank = false;
   for (let at = node; at !== top; at = at.parentNode) {
     for (let sibling = at[step]; sibling; sibling = sibling[step]) {
@@ -675,6 +709,8 @@ function side(node, top, step) {
     const style = parent === top ? null : getElementComputedStyle(parent);
     if (style && style.display !== "inline" && !outOfFlow(style))
       return "edge";
+    if (controlEdge && CONTENT_CONTROLS.has(parent.localName))
+      return "edge";   // Chrome names the link apart, trimmed (see controlEdgesKept)
   }
   return "edge";
 }
@@ -693,7 +729,7 @@ function outOfFlow(style) {
 // nothing either: an edge on one side, or whitespace of text that Chrome keeps (trailing before
 // it; leading after it, unless whitespace-only text before it took that space in layout).
 function atEdge(node, top) {
-  const before = side(node, top, "previousSibling"), after = side(node, top, "nextSibling");
+  const before = side(node, top, "previousSibling", true), after = side(node, top, "nextSibling", true);
   return before === "edge" || after === "edge" || before === "space" || (after === "space" && before !== "blank");
 }
 
