@@ -125,12 +125,15 @@ function transformed(text, transform) {
   return transform === "none" ? text : null;
 }
 
-// Content whose text is the name in Chrome as in Playwright: text, phrasing children and block
-// <div>/<p> ones with plain attributes and styles, links and buttons inside, and an image with an
-// alt text as the only content (audited on the corpus against Chrome, bench/names_audit.py). Not
-// plain: a comment (Chrome drops the whitespace next to one: "1/50<!-- -->Title" names
-// "1/50Title"), <wbr> (Chrome puts a space there), an image next to text (Chrome puts a space
-// between "<img alt=Firefox>Try", Playwright does not), anything styled or hidden.
+// Content whose text is the name in Chrome as in Playwright (audited on the corpus against Chrome,
+// bench/names_audit.py): text, phrasing, block and list children with plain attributes and styles,
+// links and buttons inside, images and icons and comments where whitespace or an edge stands
+// beside them (see side), hidden content. Not plain: a comment between whitespace and text
+// (Chrome drops the space: "<span>1/50</span> <!-- --> Title" is "1/50Title"), generated content
+// (::before, ::after), a text-transform that changes the text, content over MAX_CONTENT_NODES.
+// With padPieces (paddedName, termName), pieces whose spacing differs are plain too: <wbr>, images
+// and icons touching text, figures and headers, simple text-transforms; chromeText then gives
+// Chrome's text.
 const BLOCK_CONTENT = new Set(["div", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "dt", "dd"]);
 const CONTENT_DISPLAYS = new Set(["inline", "block", "inline-block", "flow-root"]);
 // Inline content that is text to a name: a line break is a space in both (Chrome's "\n", Playwright's
