@@ -34,7 +34,7 @@ function chromeText(element) {
     if (label !== null)
       piece = label;
     else if (tag === "img")
-      piece = imageLabel(child) || imageAlt(child) || imageTitle(child);
+      piece = ariaLabel(child) || imageAlt(child) || imageTitle(child);
     else if (tag === "svg")
       piece = silentSvg(child) ? null : svgName(child);
     else if (tag === "figure" || tag === "article" || tag === "header")
@@ -176,14 +176,15 @@ function plainContent(element, top = element) {
         return false;
       continue;
     }
-    const display = getElementComputedStyle(child).display;
+    const style = getElementComputedStyle(child);
+    const display = style.display;
     if (display === "none" || UNRENDERED.has(tag))   // not rendered: no part of any name
       continue;
-    if (tag === "article" && silentAttributes(child) && CONTENT_DISPLAYS.has(display) && !outOfFlow(getElementComputedStyle(child)))
-      continue;   // an article gives no name from its content, in Chrome as in Playwright
-    if ((tag === "figure" || tag === "header") && padPieces && silentAttributes(child) && CONTENT_DISPLAYS.has(display) &&
-        !outOfFlow(getElementComputedStyle(child)))
-      continue;   // nor a figure or header in Chrome (Playwright gives their text): paddedName leaves them out
+    // an article gives no name from its content, in Chrome as in Playwright; nor a figure or a
+    // header in Chrome (Playwright gives their text): chromeText leaves them out
+    const nameless = tag === "article" || (padPieces && (tag === "figure" || tag === "header"));
+    if (nameless && silentAttributes(child) && CONTENT_DISPLAYS.has(display) && !outOfFlow(style))
+      continue;
     if (tag === "wbr") {
       if (!padPieces)
         return false;
@@ -191,7 +192,7 @@ function plainContent(element, top = element) {
     }
     if (child.getAttribute("aria-hidden") === "true" && display === "inline" && atEdge(child, top))
       continue;   // hidden from accessibility, in Chrome as in Playwright, and joining nothing
-    if (outOfFlow(getElementComputedStyle(child)) && !setApart(child, top))
+    if (outOfFlow(style) && !setApart(child, top))
       return false;
     if (CONTENT_CONTROLS.has(tag) && controlLabel(child) !== null) {
       if (!padPieces && !separated(child, top))
@@ -211,8 +212,7 @@ function plainContent(element, top = element) {
 
 // The aria-label of a link or button inside a name, which names it there too, or null.
 function controlLabel(control) {
-  const label = control.getAttribute("aria-label");
-  return label && label.trim() && !control.hasAttribute("aria-labelledby") ? normalizeWhiteSpace(label) : null;
+  return control.hasAttribute("aria-labelledby") ? null : ariaLabel(control);
 }
 
 // A link or button inside a name gives Chrome its own name, trimmed: whitespace-only text at its
@@ -395,31 +395,28 @@ function plainSvg(svg, top) {
 
 // The name of an <svg> in a name: its aria-label, else a <title> child of plain text, or null.
 function svgName(svg) {
-  const label = svg.getAttribute("aria-label");
-  if (label !== null)
-    return label.trim() ? normalizeWhiteSpace(label) : null;
-  return svgTitle(svg);
+  return svg.hasAttribute("aria-label") ? ariaLabel(svg) : svgTitle(svg);
 }
 
 // An <img> inside a name: named by its alt text (Chrome pads it) with an edge or whitespace on
 // both sides, or silent (no alt, no title) at an edge.
 function plainImage(image, top) {
   for (const attr of image.attributes) {
-    if ((attr.name.startsWith("aria-") && !(attr.name === "aria-label" && imageLabel(image))) ||
+    if ((attr.name.startsWith("aria-") && !(attr.name === "aria-label" && ariaLabel(image))) ||
         (attr.name === "role" && !presentational(image)))
       return false;
   }
   const style = getElementComputedStyle(image);
   if (!CONTENT_DISPLAYS.has(style.display) || style.visibility !== "visible")
     return false;
-  if (imageLabel(image) !== null || imageAlt(image) !== null || imageTitle(image) !== null)
+  if (ariaLabel(image) !== null || imageAlt(image) !== null || imageTitle(image) !== null)
     return padPieces || separated(image, top);
   return !image.hasAttribute("title") && atEdge(image, top);
 }
 
-// The name an aria-label gives an <img> (before its alt, in both), or null.
-function imageLabel(image) {
-  const label = image.getAttribute("aria-label");
+// The name a non-blank aria-label gives (an <img>'s, before its alt, in both), or null.
+function ariaLabel(element) {
+  const label = element.getAttribute("aria-label");
   return label && label.trim() ? normalizeWhiteSpace(label) : null;
 }
 

@@ -37,8 +37,8 @@ function clawdKnownName(element, role) {
 }
 
 function clawdNoteName(node, element, name) {
-  contentNamed = false;
-  node.certain = !!clawdKnownName(element, node.role) || nameIsCertain(element, node.role, node.name);
+  const verdict = clawdKnownName(element, node.role) ? true : nameIsCertain(element, node.role, node.name);
+  node.certain = verdict === true;
   node.fullName = node.name;   // Playwright's ai mode may blank a printed name; the refs map keeps it
   const term = !node.certain && CHROME_CONTENT_NAMED.has(node.role) && termName(element);
   if (term !== false) {   // Chrome names a term from its text, Playwright does not: the refs map has Chrome's
@@ -49,7 +49,9 @@ function clawdNoteName(node, element, name) {
     node.chromeName = "";
     node.certain = true;
   }
-  const padded = node.certain || !contentNamed ? null : paddedName(element);
+  // named from content nothing else overrides: Chrome's name may differ from Playwright's in
+  // spacing or case only, and paddedName gives it
+  const padded = node.certain || verdict !== CONTENT ? null : paddedName(element);
   if (padded !== null) {   // Chrome's name, where it differs from Playwright's in spaces or case
     node.chromeName = padded;
     node.certain = true;
@@ -61,7 +63,6 @@ function clawdNoteName(node, element, name) {
 // "Firefox Try", an aria-labelled icon at the end of a span then "Shop" is "Cart icon Shop") and
 // takes nothing from a figure, Playwright does neither. Their name as Chrome gives it, or null.
 let padPieces = false;
-let contentNamed = false;   // set by nameIsCertain: the element's name comes from its content
 function paddedName(element) {
   const text = padded(element);
   // a title names only what its content leaves nameless
@@ -98,11 +99,15 @@ function titledGeneric(element, role) {
     !element.hasAttribute("aria-labelledby") && !element.hasAttribute("tabindex") && !element.isContentEditable;
 }
 
+// nameIsCertain's answer when it is not certain, but the name comes from content alone.
+const CONTENT = "content";
+
+// true, false or CONTENT.
 function nameIsCertain(element, role, name) {
   if (element.hasAttribute("aria-labelledby") && !labelledByNothing(element))
     return !!name && name === labelledByText(element);
   if (element.localName === "img")   // an aria-label names an image before its alt text, that before its title
-    return name !== "" && (imageLabel(element) ?? imageAlt(element) ?? imageTitle(element)) === name;
+    return name !== "" && (ariaLabel(element) ?? imageAlt(element) ?? imageTitle(element)) === name;
   // a title names an element only when nothing else does (Chrome and Playwright alike): a name
   // equal to the title is certain when the element has text of its own (plain content, checked
   // below, then gives the name), or none at all (titleNames). A generic element's title is no
@@ -138,10 +143,7 @@ function nameIsCertain(element, role, name) {
   if (FORM_CONTROLS.has(tag))
     return controlNameIsCertain(element, name);
   if (tag === "button" || allowsNameFromContent(role, false)) {
-    if (plainContent(element) || (name === "" && silentContent(element)))
-      return true;
-    contentNamed = true;   // named from content nothing else overrides: paddedName may give Chrome's
-    return false;
+    return plainContent(element) || (name === "" && silentContent(element)) || CONTENT;
   }
   if (CHROME_CONTENT_NAMED.has(role))
     return false;
@@ -157,7 +159,7 @@ function labelledByText(element) {
   for (const id of ids) {
     const label = root.getElementById ? root.getElementById(id) : null;
     if (!label || label === element || FORM_CONTROLS.has(label.localName) || label.hasAttribute("aria-label") ||
-        label.hasAttribute("aria-labelledby") || !hasPlainStyle(label) || !inlineText(label) || !plainContent(label))
+        label.hasAttribute("aria-labelledby") || !inlineText(label) || !plainContent(label))
       return null;
     texts.push(label.textContent);
   }
