@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
+
 from clawd.page.snapshot.refs import resolve_ref
 
 
@@ -120,3 +122,28 @@ def test_names_the_walker_vouches_for_are_chromes_and_ask_chrome_nothing(
         assert expected in names, (expected, text)
     # Chrome names no generic element: a title on one is no name
     assert '"Generic title"' not in text, text
+
+
+@pytest.mark.parametrize("query", ["", "?open"])
+def test_names_asked_of_chrome_beside_closed_root_candidates_land_on_their_nodes(
+    client, site, tab, service, query
+):
+    # the build lists the closed-root candidates and the nodes Chrome must name in one array:
+    # each name must come back to its own node, whether a candidate hosts a closed root (the page
+    # is walked again with it) or none does (the first walk stands)
+    client.navigate(site.url("/snapshot/candidates.html" + query), target_id=tab["tabId"])
+    body = client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "maxChars": 0})
+    text = body["snapshot"]
+    assert ('button "Inside the closed root"' in text) == (query == ""), text
+    live = service.live_tab(tab["tabId"])
+    mismatches = []
+    for ref, info in body["refs"].items():
+        theirs = chrome_name(resolve_ref(live, ref))
+        if info["name"] != theirs:
+            mismatches.append((ref, info["role"], info["name"], theirs))
+    assert mismatches == [], "\n".join(map(repr, mismatches))
+    assert body["stats"]["chromeNames"] >= 2, (body["stats"], text)
+    names = {(info["role"], info["name"]) for info in body["refs"].values()}
+    assert {("heading", "SiteHeading link"), ("heading", "SecondOther link")} <= names, sorted(
+        names
+    )

@@ -293,14 +293,25 @@ def _result(reply: dict, method: str, by_value: bool):
 def walk_frame(walk: Walk, base: int) -> FrameText:
     """Snapshot one frame's document (not its iframes) into text and refs."""
     context = walk.context or world(walk.session, walk.frame_id, walk.remaining())
+    asked = None
     try:
-        built, pending = _build(walk, context, base)
+        built, asked = _build(walk, context, base)
+        _raise_for(walk, built)
         names: list[str | None] = []
-        if not isinstance(built, dict):  # nothing to ask Chrome: rendered at once
-            packed = _packed(walk, context, built)
-        else:
-            names, packed = _named_render(walk, context, built, pending)
+        if isinstance(built, dict) and built.get("pending"):
+            names = chrome_names(walk, asked.name_ids())
+            answer = evaluate(
+                walk.session,
+                context,
+                f"__clawd.render({json.dumps(names)}, {json.dumps(walk.mode == 'ai')})",
+                walk.remaining(),
+            )
+        else:  # nothing to ask Chrome: rendered with the build
+            answer = built["rendered"] if isinstance(built, dict) else built
+        packed = _packed(walk, context, answer)
     finally:
+        if asked is not None:
+            asked.discard()
         walk.session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
     rendered = unpack(packed)
     return FrameText(
@@ -316,26 +327,18 @@ def walk_frame(walk: Walk, base: int) -> FrameText:
     )
 
 
-def _named_render(walk: Walk, context: int, built: dict, pending) -> tuple[list, str]:
-    """Chrome's names of the build's pending nodes (their elements' array came with the build:
-    `pending`), then the render with them in: (names, packed answer)."""
-    if built.get("error") == "selector":
+def _raise_for(walk: Walk, built) -> None:
+    """The error a build answered, as the request's error."""
+    error = built.get("error") if isinstance(built, dict) else None
+    if error == "selector":
         raise errors.SelectorNotFound(f"no element matches the selector {walk.selector!r}")
-    if built.get("error") == "badselector":
+    if error == "badselector":
         raise errors.InvalidRequest(f"selector {walk.selector!r} is not a valid CSS selector")
-    if built.get("error") == "loading":
+    if error == "loading":
         raise errors.TabLoading(
             "the tab is still loading its document (readyState is loading); "
             "wait for it (POST /wait) and take the snapshot again"
         )
-    names = chrome_names(walk, context, pending)
-    packed = evaluate(
-        walk.session,
-        context,
-        f"__clawd.render({json.dumps(names)}, {json.dumps(walk.mode == 'ai')})",
-        walk.remaining(),
-    )
-    return names, _packed(walk, context, packed)
 
 
 def _packed(walk: Walk, context: int, answer: str | int) -> str:
@@ -358,16 +361,51 @@ def unpack(packed: str) -> dict:
     return rendered
 
 
-def _build(walk: Walk, context: int, base: int):
-    """__clawd.build, injecting the script on first use; while the page has elements that may
-    host closed shadow roots, those are looked at first (one nesting level per round). Its
-    answer: a dict (nodes pending, an error), or the rendered snapshot (no name to ask Chrome:
-    a string, or a long one's length); and the reply to come of the array of the pending
-    nodes' elements, asked for in the same write as the build (__clawd.askedElements: a round
-    trip fewer when Chrome is asked names, or when candidates are described; an empty array
-    when neither)."""
+class Asked:
+    """The elements a build listed for Chrome (__clawd.askedElements, asked for in the same
+    write as the build): its candidates for a closed shadow root, then the elements of the names
+    Chrome must give. Their object ids are fetched when first wanted (a round trip); nothing is
+    fetched for a build that listed none."""
 
-    def build(probe: bool, inject: bool = False):
+    def __init__(self, walk: Walk, context: int, reply, built):
+        counts = built if isinstance(built, dict) else {}
+        self.hosts = int(counts.get("candidates") or 0)
+        self.names = int(counts.get("pending") or 0)
+        self._walk, self._context, self._reply = walk, context, reply
+        self._ids: list[str | None] | None = None
+        if not (self.hosts or self.names):
+            self.discard()
+
+    def host_ids(self) -> list[str | None]:
+        return self._all()[: self.hosts]
+
+    def name_ids(self) -> list[str | None]:
+        return self._all()[self.hosts :]
+
+    def _all(self) -> list[str | None]:
+        if self._ids is None:
+            reply, self._reply = self._reply, None
+            array = _result(reply.result(self._walk.remaining()), "Runtime.evaluate", False)
+            self._ids = element_ids(
+                self._walk, self._context, "", self.hosts + self.names, array=array
+            )
+        return self._ids
+
+    def discard(self) -> None:
+        """Nobody waits for the array (its handles go with the snapshot's object group)."""
+        if self._reply is not None:
+            self._reply.discard()
+            self._reply = None
+
+
+def _build(walk: Walk, context: int, base: int) -> tuple[object, Asked]:
+    """__clawd.build, injecting the script on first use. Its answer: a dict (names pending, the
+    rendered snapshot beside closed-root candidates, an error), or the rendered snapshot (a
+    string, or a long one's length); and what it asked (Asked). The page lists the elements that
+    may host a closed shadow root as it walks; when Chrome finds such roots on them, the roots are
+    handed to the page and it is walked again, one nesting level a round."""
+
+    def build(probe: bool, inject: bool = False) -> tuple[object, Asked]:
         options = {
             "mode": walk.mode,
             "refPrefix": walk.prefix,
@@ -383,52 +421,43 @@ def _build(walk: Walk, context: int, base: int):
             expression = f"globalThis.__clawd ? __clawd.build({json.dumps(options)}) : null"
             method, params = "Runtime.evaluate", _evaluate_params(context, expression)
         elements = _evaluate_params(context, "__clawd.askedElements()", by_value=False)
-        built, pending = walk.session.send_many([(method, params), ("Runtime.evaluate", elements)])
+        reply, asked = walk.session.send_many([(method, params), ("Runtime.evaluate", elements)])
         try:
-            return _result(built.result(walk.remaining()), method, True), pending
+            built = _result(reply.result(walk.remaining()), method, True)
         except BaseException:
-            pending.discard()
+            asked.discard()
             raise
+        return built, Asked(walk, context, asked, built)
 
-    built, pending = build(True, inject=not INJECTED.known(walk.session, context))
+    built, asked = build(True, inject=not INJECTED.known(walk.session, context))
     if built is None:
-        pending.discard()
-        built, pending = build(True, inject=True)
+        built, asked = build(True, inject=True)
     INJECTED.add(walk.session, context)
     for round_ in range(CLOSED_ROUNDS):
-        if not isinstance(built, dict) or not built.get("candidates"):
+        if not asked.hosts or not attach_closed_roots(walk, context, asked.host_ids()):
             break
-        hosts = _result(pending.result(walk.remaining()), "Runtime.evaluate", False)
-        attach_closed_roots(walk, context, hosts)
-        built, pending = build(round_ + 1 < CLOSED_ROUNDS)
-    if not (isinstance(built, dict) and built.get("pending")):
-        pending.discard()
-        pending = None
-    return built, pending
+        asked.discard()
+        built, asked = build(round_ + 1 < CLOSED_ROUNDS)
+    return built, asked
 
 
-def attach_closed_roots(walk: Walk, context: int, array: dict | None = None) -> int:
-    """Hand the walker the closed shadow roots of its candidate hosts (`array`: their array's
-    handle, when it came with the build): Chrome describes each candidate (shadowRoots lists
-    closed ones too) and resolves the root into clawd's world."""
-    session = walk.session
-    try:
-        hosts = element_ids(walk, context, "__clawd.candidateElements()", array=array)
-        described = pipelined(
-            session, [("DOM.describeNode", {"objectId": h, "depth": 0}) for h in hosts], walk
-        )
-        attached = 0
-        for host, reply in zip(hosts, described):
-            roots = [
-                r
-                for r in ((reply or {}).get("node") or {}).get("shadowRoots", [])
-                if r.get("shadowRootType") == "closed"
-            ]
-            if roots and _hand_root(walk, context, host, roots[0]["backendNodeId"]):
-                attached += 1
-        return attached
-    finally:
-        session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": GROUP})
+def attach_closed_roots(walk: Walk, context: int, hosts: list[str | None]) -> int:
+    """Hand the walker the closed shadow roots of its candidate hosts (their object ids): Chrome
+    describes each candidate (shadowRoots lists closed ones too) and resolves the root into
+    clawd's world. How many it handed."""
+    described = pipelined(
+        walk.session, [("DOM.describeNode", {"objectId": h, "depth": 0}) for h in hosts], walk
+    )
+    attached = 0
+    for host, reply in zip(hosts, described):
+        roots = [
+            r
+            for r in ((reply or {}).get("node") or {}).get("shadowRoots", [])
+            if r.get("shadowRootType") == "closed"
+        ]
+        if roots and _hand_root(walk, context, host, roots[0]["backendNodeId"]):
+            attached += 1
+    return attached
 
 
 def _hand_root(walk: Walk, context: int, host: str, backend_node_id: int) -> bool:
@@ -473,14 +502,9 @@ def element_ids(
     return [ids.get(i) for i in range(max(count, max(ids) + 1 if ids else 0))]
 
 
-def chrome_names(walk: Walk, context: int, pending=None) -> list[str | None]:
-    """Chrome's accessible names of the pending nodes, in order (None where Chrome has none);
-    `pending`: the reply to come of their elements' array, when it was asked for already. The
-    handles are walk_frame's to release."""
-    array = None
-    if pending is not None:
-        array = _result(pending.result(walk.remaining()), "Runtime.evaluate", False)
-    ids = element_ids(walk, context, "__clawd.pendingElements()", array=array)
+def chrome_names(walk: Walk, ids: list[str | None]) -> list[str | None]:
+    """Chrome's accessible names of the elements `ids` (object ids), in order (None where Chrome
+    has none); the handles are walk_frame's to release."""
     calls = [
         ("Accessibility.getPartialAXTree", {"objectId": i, "fetchRelatives": False}) for i in ids
     ]

@@ -134,12 +134,6 @@ function sheetsMentionPseudo(roots) {
   return roots.some((root) => [...root.styleSheets, ...(root.adoptedStyleSheets || [])].some(inSheet));
 }
 
-clawd.candidateElements = function () {
-  const found = clawd.candidates;
-  clawd.candidates = [];
-  return found;
-};
-
 // A node without a role of its own that is clickable all the same (onclick, a tabindex that puts
 // it in the tab order, an editing host) prints `[cursor=pointer]` like a cursor:pointer one.
 function clawdPromoted(node) {
@@ -186,6 +180,7 @@ function clawdClock() {
 clawd.build = function (options) {
   clawd.last = Math.max(clawd.last, options.base || 0);
   clawd.packed = "";
+  clawd.candidates = [];
   if (options.root && document.readyState === "loading")
     return { error: "loading" };
   let root;
@@ -205,15 +200,17 @@ clawd.build = function (options) {
   }
 };
 
+// The closed-root candidates are listed with the walk, not before it: Python describes them after,
+// and only when one hosts a closed root (rare) is the page walked again with it. Stopping the
+// walk for them cost a round trip and a second scan on every page with an empty box that has a
+// size (an ad slot, an icon: 1-110 of them on 8 of the 19 corpus pages, and on Chrome's own error
+// page in a blocked iframe).
 function clawdBuild(root, options) {
   const clock = clawdClock();
   const { candidates, roots } = scanPage(options.probe);
+  candidates.forEach((element) => clawd.probed.add(element));
+  clawd.candidates = candidates;
   clock("scan");
-  if (candidates.length) {
-    candidates.forEach((element) => clawd.probed.add(element));
-    clawd.candidates = candidates;
-    return { candidates: candidates.length };
-  }
   pseudoRules = sheetsMentionPseudo(roots);
   clock("sheets");
   const publicOptions = { mode: options.mode, refPrefix: options.refPrefix || "" };
@@ -235,24 +232,21 @@ function clawdBuild(root, options) {
   };
   visit(snapshot.root);
   clock("pending");
-  if (!clawd.pending.length)
-    return clawd.render([], options.mode === "ai");
-  return { pending: clawd.pending.length };
+  if (clawd.pending.length)
+    return { pending: clawd.pending.length, candidates: candidates.length };
+  const rendered = clawd.render([], options.mode === "ai");
+  return candidates.length ? { candidates: candidates.length, rendered } : rendered;
 }
 
-clawd.pendingElements = function () {
-  return clawd.pending.map(ariaNodeElement);
-};
-
-// What Python asks about next, asked for in the same write as the build: the candidates for a
-// closed shadow root when the build stopped for them, else the elements of the pending names.
+// What Python asks Chrome about, fetched in the same write as the build: the elements that may
+// host a closed shadow root, then those of the names Chrome must give (the build's counts).
 clawd.askedElements = function () {
-  return clawd.candidates.length ? clawd.candidateElements() : clawd.pendingElements();
+  return clawd.candidates.concat(clawd.pending.map(ariaNodeElement));
 };
 
-// Step 2: Chrome's names in (same order as pendingElements; null: keep ours), render. The answer
-// is one string, a JSON line (refs, iframes, page) then the text: Chrome hands a string back far
-// faster than the same data as objects (measured: 7,000 refs as arrays 30-50 ms, as JSON 12-17 ms).
+// Step 2: Chrome's names in (in askedElements' order; null: keep ours), render. The answer is one
+// string, a JSON line (refs, iframes, page) then the text: Chrome hands a string back far faster
+// than the same data as objects (measured: 7,000 refs as arrays 30-50 ms, as JSON 12-17 ms).
 clawd.render = function (names, withNth) {
   const { snapshot, publicOptions, lookup } = clawd.snapshot;
   // Chrome's names go in after distilling, as Playwright's text would have printed them (a name
