@@ -73,7 +73,7 @@ def audit_page(
 PENDING = """(() => {{
   const built = __clawd.build({{mode: "ai", base: 0, probe: false}});
   if (!built || !built.pending) return [];
-  const elements = __clawd.pendingElements();
+  const elements = __clawd.askedElements();  // no closed-root candidates: probe is off
   return __clawd.pending.slice(0, {count}).map((node, i) => {{
     const element = elements[i];
     const html = element && element.outerHTML ? element.outerHTML : String(element);

@@ -37,7 +37,13 @@ def script() -> str:
         files = importlib.resources.files("clawd.page.snapshot") / "js"
         parts = [
             (files / name).read_text(encoding="utf-8")
-            for name in ("playwright_aria.js", "snapshot.js", "names.js", "content.js")
+            for name in (
+                "playwright_aria.js",
+                "snapshot.js",
+                "names.js",
+                "content.js",
+                "quickname.js",
+            )
         ]
         _SCRIPT = "(() => {\n" + "\n".join(parts) + "\n})();"
     return _SCRIPT

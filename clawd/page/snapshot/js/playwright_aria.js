@@ -2906,7 +2906,7 @@ function toAriaNode(element, options, nameSourceElements) {
   const role = (_a = getAriaRole(element)) != null ? _a : defaultRole;
   if (!role || role === "presentation" || role === "none")
     return null;
-  const name = clawdKnownName(element, role) || getElementAccessibleName(element, false);  // clawd: skip names Chrome leaves empty
+  const name = clawdKnownName(element, role) || quickName(element, role) || getElementAccessibleName(element, false);  // clawd: skip names Chrome leaves empty, plain content the short way
   const receivesPointerEvents2 = receivesPointerEvents(element);
   const box = computeBox(element);
   if (role === "generic" && box.inline && element.childNodes.length === 1 && element.childNodes[0].nodeType === Node.TEXT_NODE)

@@ -15,7 +15,9 @@ const clawd = globalThis.__clawd = {
   closedRoots: new WeakMap(),  // host -> its closed shadow root, handed in by Python (DOM.resolveNode)
   probed: new WeakSet(),       // elements Python already looked at for a closed shadow root
   candidates: [],
-  packed: "",                  // a long answer, until Python has fetched its slices
+  packed: "",
+  auditQuickNames: false,      // quickname.js checks each quick name against Playwright's (tests)
+  quickAudit: { count: 0, general: 0, differ: [] },                  // a long answer, until Python has fetched its slices
 };
 
 const NTH_UNNAMED = new Set(["button", "checkbox", "combobox", "link", "listbox", "radio", "searchbox",
