@@ -1,5 +1,5 @@
 // Playwright's name from content (getTextAlternativeInternal and innerAccumulatedElementText in
-// playwright_aria.js), computed the short way for a link, heading or cell whose content takes
+// playwright_aria.js), computed the short way for a link, button, heading or cell whose content takes
 // none of the algorithm's detours: no labels, roles, owned elements, shadow roots, form controls
 // or images inside, only text and text-level or block HTML elements with plain attributes. The
 // walk is the same (children in order, ::before and ::after, blocks and line breaks padded with
@@ -9,19 +9,18 @@
 // on wikipedia and lifehacker). Anything else is left to Playwright's code: quickName gives null.
 // bench/quickname_audit.py and tests/integration/test_snapshot_quickname.py compare the two.
 
-const QUICK_TOPS = new Set(["a", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th"]);
-const QUICK_CONTENT = new Set([...PHRASING, "a", "br", "label", "div", "p", "h1", "h2", "h3", "h4", "h5",
-  "h6", "ul", "ol", "li", "dl", "dt", "dd"]);
+const QUICK_TOPS = new Set(["a", "button", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th"]);
+const QUICK_CONTENT = new Set([...PHRASING, "a", "button", "br", "label", "div", "p", "h1", "h2", "h3", "h4",
+  "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd"]);
 const HTML_NS = "http://www.w3.org/1999/xhtml";
 
 // What getElementAccessibleName(element, false) gives, {text, elements}, or null.
 function quickName(element, role) {
-  if (!QUICK_TOPS.has(element.localName) || element.namespaceURI !== HTML_NS ||
-      !allowsNameFromContent(role, false) || element.hasAttribute("aria-label") ||
-      element.hasAttribute("aria-labelledby"))
+  if (!QUICK_TOPS.has(element.localName) || element.namespaceURI !== HTML_NS)
     return null;
   const elements = new Set();
-  const text = quickContent(element, elements);
+  const text = allowsNameFromContent(role, false) && !element.hasAttribute("aria-label") &&
+    !element.hasAttribute("aria-labelledby") && !labelledButton(element) ? quickContent(element, elements) : null;
   if (text === null || !trimFlatString(text)) {   // an empty name goes on to the title
     if (clawd.auditQuickNames)
       clawd.quickAudit.general++;
@@ -63,7 +62,8 @@ function quickChild(child, elements) {
   const display = getElementComputedStyle(child)?.display || "inline";
   let token = "";
   if (!isElementIgnoredForAria(child) && !isElementHiddenForAria(child)) {
-    if (!QUICK_CONTENT.has(child.localName) || child.namespaceURI !== HTML_NS || !plainAttributes(child))
+    if (!QUICK_CONTENT.has(child.localName) || child.namespaceURI !== HTML_NS || !plainAttributes(child) ||
+        labelledButton(child))
       return null;
     if (allowsNameFromContent(getAriaRole(child) || "", true)) {
       const inner = quickContent(child, elements);
@@ -75,6 +75,11 @@ function quickChild(child, elements) {
     }
   }
   return display !== "inline" || child.nodeName === "BR" ? " " + token + " " : token;
+}
+
+// A <label> names a button before its content does.
+function labelledButton(element) {
+  return element.localName === "button" && elementLabels(element).length > 0;
 }
 
 // Audit mode (bench/quickname_audit.py, the quickname test): the general algorithm's answer
