@@ -2,7 +2,8 @@
 parent's world sees their empty document, so no world, script or build is spent in them, and the
 snapshot reads as if they had been walked (`- iframe [ref=...]:` with nothing under it). Frames
 with anything to show (elements, text, generated content, a closed shadow root on the body, a
-document of their own) are walked, and a frame filled after one snapshot shows in the next."""
+document of their own) are walked, and a frame filled after one snapshot shows in the next. A
+frame that failed to load shows Chrome's error page, walked without looking for closed roots."""
 
 from __future__ import annotations
 
@@ -94,3 +95,24 @@ def test_a_frame_filled_after_a_snapshot_shows_in_the_next(client, site, tab, se
     assert found, second["snapshot"]
     assert "blank" in {frame_names(service, tab_id).get(f) for f in walked}
     client.act("click", ref=found.group(1), target_id=tab_id)  # its ref acts like any other
+
+
+def test_a_frame_that_failed_to_load_shows_chromes_error_page_without_a_closed_root_probe(
+    client, site, tab, monkeypatch
+):
+    # Chrome's error page hosts no shadow root and no page script reaches it: its empty icon box
+    # is not handed to Chrome to describe (nor is anything else on this page)
+    probed: list[int] = []
+    real = aria.attach_closed_roots
+
+    def spy(walk, context, hosts):
+        probed.append(len(hosts))
+        return real(walk, context, hosts)
+
+    monkeypatch.setattr(aria, "attach_closed_roots", spy)
+    client.navigate(site.url("/snapshot/error-frame.html"), target_id=tab["tabId"])
+    body = client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "maxChars": 0})
+    [block] = iframe_blocks(body["snapshot"])
+    assert "127.0.0.1" in block and len(block.split("\n")) > 1, body["snapshot"]
+    assert 'button "After the frame"' in body["snapshot"]
+    assert probed == [], probed

@@ -207,9 +207,16 @@ clawd.build = function (options) {
 // walk for them cost a round trip and a second scan on every page with an empty box that has a
 // size (an ad slot, an icon: 1-110 of them on 8 of the 19 corpus pages, and on Chrome's own error
 // page in a blocked iframe).
+// Chrome's own error page (a frame whose load failed: blocked, refused, offline) hosts no shadow
+// root, and no page script reaches into it: nothing to look for there (its icon, an empty box
+// with a size, was a candidate in every blocked ad frame: a getProperties and a describe each).
+function chromeErrorPage() {
+  return location.protocol === "chrome-error:";
+}
+
 function clawdBuild(root, options) {
   const clock = clawdClock();
-  const { candidates, roots } = scanPage(options.probe);
+  const { candidates, roots } = scanPage(options.probe && !chromeErrorPage());
   candidates.forEach((element) => clawd.probed.add(element));
   clawd.candidates = candidates;
   clock("scan");
