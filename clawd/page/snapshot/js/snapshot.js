@@ -15,9 +15,9 @@ const clawd = globalThis.__clawd = {
   closedRoots: new WeakMap(),  // host -> its closed shadow root, handed in by Python (DOM.resolveNode)
   probed: new WeakSet(),       // elements Python already looked at for a closed shadow root
   candidates: [],
-  packed: "",
+  packed: "",                  // a long answer, until Python has fetched its slices
   auditQuickNames: false,      // quickname.js checks each quick name against Playwright's (tests)
-  quickAudit: { count: 0, general: 0, differ: [] },                  // a long answer, until Python has fetched its slices
+  quickAudit: { count: 0, general: 0, differ: [] },
 };
 
 const NTH_UNNAMED = new Set(["button", "checkbox", "combobox", "link", "listbox", "radio", "searchbox",
@@ -202,11 +202,6 @@ clawd.build = function (options) {
   }
 };
 
-// The closed-root candidates are listed with the walk, not before it: Python describes them after,
-// and only when one hosts a closed root (rare) is the page walked again with it. Stopping the
-// walk for them cost a round trip and a second scan on every page with an empty box that has a
-// size (an ad slot, an icon: 1-110 of them on 8 of the 19 corpus pages, and on Chrome's own error
-// page in a blocked iframe).
 // Chrome's own error page (a frame whose load failed: blocked, refused, offline) hosts no shadow
 // root, and no page script reaches into it: nothing to look for there (its icon, an empty box
 // with a size, was a candidate in every blocked ad frame: a getProperties and a describe each).
@@ -214,6 +209,11 @@ function chromeErrorPage() {
   return location.protocol === "chrome-error:";
 }
 
+// The closed-root candidates are listed with the walk, not before it: Python describes them after,
+// and only when one hosts a closed root (rare) is the page walked again with it. Stopping the
+// walk for them cost a round trip and a second scan on every page with an empty box that has a
+// size (an ad slot, an icon: 1-110 of them on 8 of the 19 corpus pages, and on Chrome's own error
+// page in a blocked iframe).
 function clawdBuild(root, options) {
   const clock = clawdClock();
   const { candidates, roots } = scanPage(options.probe && !chromeErrorPage());
