@@ -12,7 +12,6 @@ every difference (text or contributing elements).
 from __future__ import annotations
 
 import argparse
-import json
 import pathlib
 import sys
 
@@ -22,20 +21,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from snapshot import CORPUS, corpus_session  # noqa: E402
 
-from clawd.page.snapshot import aria  # noqa: E402
-
-AUDIT_ON = "__clawd.auditQuickNames = true, __clawd.quickAudit = {count: 0, general: 0, differ: []}"
-
-
-def audit_page(client, running, tab_id: str, url: str) -> dict:
-    """A cold snapshot of `url` with the audit on: {count, general, differ}."""
-    client.navigate(url, target_id=tab_id)
-    client.request("GET", "/snapshot", params={"targetId": tab_id, "maxChars": 0})
-    session = running.live_tab(tab_id).session
-    context = aria.world(session, session.target_id, 10)
-    aria.evaluate(session, context, AUDIT_ON, 10)
-    client.request("GET", "/snapshot", params={"targetId": tab_id, "maxChars": 0})
-    return json.loads(aria.evaluate(session, context, "JSON.stringify(__clawd.quickAudit)", 10))
+from tests.support.quickaudit import audited_snapshot  # noqa: E402
 
 
 def main() -> None:
@@ -49,7 +35,7 @@ def main() -> None:
     with corpus_session(args.corpus, args.only) as (pages, site, running, client):
         tab = client.open("about:blank")
         for name in pages:
-            audit = audit_page(client, running, tab["tabId"], site.url("/" + name))
+            audit = audited_snapshot(client, running, tab["tabId"], site.url("/" + name))
             quick, general = quick + audit["count"], general + audit["general"]
             bad += len(audit["differ"])
             print(

@@ -23,21 +23,32 @@ def chrome_name(resolved) -> str:
     return re.sub(r"[\s\ufeff]+", " ", name.replace("\u200b", "").replace("\u00ad", "")).strip()
 
 
-def test_names_of_fifty_varied_elements_are_chromes(client, site, tab, service):
-    client.navigate(site.url("/snapshot/names.html"), target_id=tab["tabId"])
+def beside_chrome(client, service, tab, url: str) -> tuple[dict, list[tuple]]:
+    """A snapshot of `url`, and each of its refs as (ref, info, Chrome's name of its node)."""
+    client.navigate(url, target_id=tab["tabId"])
     body = client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "maxChars": 0})
     live = service.live_tab(tab["tabId"])
-    compared, roles, mismatches = 0, Counter(), []
-    for ref, info in body["refs"].items():
-        resolved = resolve_ref(live, ref)
-        theirs = chrome_name(resolved)
-        if info["name"] or theirs:
-            compared += 1
-            roles[info["role"]] += 1
-            if info["name"] != theirs:
-                mismatches.append((ref, info["role"], info["name"], theirs))
-    assert mismatches == [], "\n".join(map(repr, mismatches))
-    assert compared >= 50, compared
+    return body, [
+        (ref, info, chrome_name(resolve_ref(live, ref))) for ref, info in body["refs"].items()
+    ]
+
+
+def mismatches(named: list[tuple]) -> list[tuple]:
+    """(ref, role, snapshot's name, Chrome's) of each ref whose names differ."""
+    return [
+        (ref, info["role"], info["name"], theirs)
+        for ref, info, theirs in named
+        if info["name"] != theirs
+    ]
+
+
+def test_names_of_fifty_varied_elements_are_chromes(client, site, tab, service):
+    _, named = beside_chrome(client, service, tab, site.url("/snapshot/names.html"))
+    named = [(ref, info, theirs) for ref, info, theirs in named if info["name"] or theirs]
+    differ = mismatches(named)
+    assert differ == [], "\n".join(map(repr, differ))
+    assert len(named) >= 50, len(named)
+    roles = Counter(info["role"] for _, info, _ in named)
     for role in (
         "button",
         "link",
@@ -64,16 +75,10 @@ def test_names_of_fifty_varied_elements_are_chromes(client, site, tab, service):
 def test_names_the_walker_vouches_for_are_chromes_and_ask_chrome_nothing(
     client, site, tab, service
 ):
-    client.navigate(site.url("/snapshot/vouched.html"), target_id=tab["tabId"])
-    body = client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "maxChars": 0})
+    body, named = beside_chrome(client, service, tab, site.url("/snapshot/vouched.html"))
     text = body["snapshot"]
-    live = service.live_tab(tab["tabId"])
-    mismatches = []
-    for ref, info in body["refs"].items():
-        theirs = chrome_name(resolve_ref(live, ref))
-        if info["name"] != theirs:
-            mismatches.append((ref, info["role"], info["name"], theirs))
-    assert mismatches == [], "\n".join(map(repr, mismatches))
+    differ = mismatches(named)
+    assert differ == [], "\n".join(map(repr, differ))
     assert body["stats"]["chromeNames"] == 0, (body["stats"], text)
     names = {(info["role"], info["name"]) for info in body["refs"].values()}
     for expected in (
@@ -131,17 +136,11 @@ def test_names_asked_of_chrome_beside_closed_root_candidates_land_on_their_nodes
     # the build lists the closed-root candidates and the nodes Chrome must name in one array:
     # each name must come back to its own node, whether a candidate hosts a closed root (the page
     # is walked again with it) or none does (the first walk stands)
-    client.navigate(site.url("/snapshot/candidates.html" + query), target_id=tab["tabId"])
-    body = client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "maxChars": 0})
+    body, named = beside_chrome(client, service, tab, site.url("/snapshot/candidates.html" + query))
     text = body["snapshot"]
     assert ('button "Inside the closed root"' in text) == (query == ""), text
-    live = service.live_tab(tab["tabId"])
-    mismatches = []
-    for ref, info in body["refs"].items():
-        theirs = chrome_name(resolve_ref(live, ref))
-        if info["name"] != theirs:
-            mismatches.append((ref, info["role"], info["name"], theirs))
-    assert mismatches == [], "\n".join(map(repr, mismatches))
+    differ = mismatches(named)
+    assert differ == [], "\n".join(map(repr, differ))
     assert body["stats"]["chromeNames"] >= 2, (body["stats"], text)
     names = {(info["role"], info["name"]) for info in body["refs"].values()}
     assert {("heading", "SiteHeading link"), ("heading", "SecondOther link")} <= names, sorted(

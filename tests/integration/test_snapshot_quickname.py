@@ -1,35 +1,16 @@
-"""quickname.js computes Playwright's name from content the short way for links, headings and
-cells of plain content: in audit mode the walker computes each such name both ways, and every
-one must be the general algorithm's (text and contributing elements alike)."""
+"""quickname.js computes Playwright's name from content the short way for links, buttons,
+headings and cells of plain content: in audit mode the walker computes each such name both ways,
+and every one must be the general algorithm's (text and contributing elements alike)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from clawd.page.snapshot import aria
-
-
-def audited_snapshot(client, service, tab, url: str) -> dict:
-    """The walker's quick names of a cold snapshot of `url`, each checked against Playwright's
-    general algorithm: {count, general, differ}."""
-    client.navigate(url, target_id=tab["tabId"])
-    client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "maxChars": 0})
-    session = service.live_tab(tab["tabId"]).session
-    context = aria.world(session, session.target_id, 10)
-    aria.evaluate(
-        session,
-        context,
-        "__clawd.auditQuickNames = true, __clawd.quickAudit = {count: 0, general: 0, differ: []}",
-        10,
-    )
-    client.request("GET", "/snapshot", params={"targetId": tab["tabId"], "maxChars": 0})
-    return json.loads(aria.evaluate(session, context, "JSON.stringify(__clawd.quickAudit)", 10))
+from tests.support.quickaudit import audited_snapshot, result, start
 
 
 def test_quick_names_are_playwrights_on_content_of_every_shape(client, site, tab, service):
-    audit = audited_snapshot(client, service, tab, site.url("/snapshot/quicknames.html"))
+    audit = audited_snapshot(client, service, tab["tabId"], site.url("/snapshot/quicknames.html"))
     assert audit["differ"] == [], "\n".join(map(repr, audit["differ"]))
     # most of the page's links, buttons, headings and cells the short way; images, svg, labels
     # (of a button too), a nav, a form control, and empty content (a title names it) the general
@@ -40,7 +21,7 @@ def test_quick_names_are_playwrights_on_content_of_every_shape(client, site, tab
 
 @pytest.mark.parametrize("page", ["names.html", "vouched.html", "basics.html", "peer.html"])
 def test_quick_names_are_playwrights_on_the_name_test_pages(client, site, tab, service, page):
-    audit = audited_snapshot(client, service, tab, site.url("/snapshot/" + page))
+    audit = audited_snapshot(client, service, tab["tabId"], site.url("/snapshot/" + page))
     assert audit["differ"] == [], "\n".join(map(repr, audit["differ"]))
     assert audit["count"] >= 5, audit
 
@@ -50,11 +31,7 @@ def test_snapshot_text_is_the_same_with_the_audit_on(client, site, tab, service)
     client.navigate(site.url("/snapshot/quicknames.html"), target_id=tab["tabId"])
     params = {"targetId": tab["tabId"], "maxChars": 0}
     plain = client.request("GET", "/snapshot", params=params)
-    session = service.live_tab(tab["tabId"]).session
-    context = aria.world(session, session.target_id, 10)
-    aria.evaluate(session, context, "__clawd.auditQuickNames = true", 10)
+    session, context = start(service, tab["tabId"])
     audited = client.request("GET", "/snapshot", params=params)
     assert audited["snapshot"] == plain["snapshot"]
-    assert json.loads(aria.evaluate(session, context, "JSON.stringify(__clawd.quickAudit)", 10))[
-        "count"
-    ]
+    assert result(session, context)["count"]

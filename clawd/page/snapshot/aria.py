@@ -373,11 +373,11 @@ class Asked:
     Chrome must give. Their object ids are fetched when first wanted (a round trip); nothing is
     fetched for a build that listed none."""
 
-    def __init__(self, walk: Walk, context: int, reply, built):
+    def __init__(self, walk: Walk, reply, built):
         counts = built if isinstance(built, dict) else {}
         self.hosts = int(counts.get("candidates") or 0)
         self.names = int(counts.get("pending") or 0)
-        self._walk, self._context, self._reply = walk, context, reply
+        self._walk, self._reply = walk, reply
         self._ids: list[str | None] | None = None
         if not (self.hosts or self.names):
             self.discard()
@@ -392,9 +392,7 @@ class Asked:
         if self._ids is None:
             reply, self._reply = self._reply, None
             array = _result(reply.result(self._walk.remaining()), "Runtime.evaluate", False)
-            self._ids = element_ids(
-                self._walk, self._context, "", self.hosts + self.names, array=array
-            )
+            self._ids = array_ids(self._walk, array, self.hosts + self.names)
         return self._ids
 
     def discard(self) -> None:
@@ -433,7 +431,7 @@ def _build(walk: Walk, context: int, base: int) -> tuple[object, Asked]:
         except BaseException:
             asked.discard()
             raise
-        return built, Asked(walk, context, asked, built)
+        return built, Asked(walk, asked, built)
 
     built, asked = build(True, inject=not INJECTED.known(walk.session, context))
     if built is None:
@@ -487,14 +485,15 @@ def _hand_root(walk: Walk, context: int, host: str, backend_node_id: int) -> boo
     return True
 
 
-def element_ids(
-    walk: Walk, context: int, expression: str, count: int = 0, *, array: dict | None = None
-) -> list[str | None]:
-    """The object ids of the elements of the array `expression` returns (or of `array`, that
-    array's handle already asked for), in order (None for an entry that is not an object), at
-    least `count` of them."""
-    if array is None:
-        array = evaluate(walk.session, context, expression, walk.remaining(), by_value=False)
+def element_ids(walk: Walk, context: int, expression: str, count: int = 0) -> list[str | None]:
+    """The object ids of the elements of the array `expression` returns, in order (None for an
+    entry that is not an object), at least `count` of them."""
+    array = evaluate(walk.session, context, expression, walk.remaining(), by_value=False)
+    return array_ids(walk, array, count)
+
+
+def array_ids(walk: Walk, array: dict, count: int = 0) -> list[str | None]:
+    """element_ids of an array whose handle was asked for already."""
     props = walk.session.call(
         "Runtime.getProperties",
         {"objectId": array["objectId"], "ownProperties": True},

@@ -3,6 +3,7 @@
 // (chromeText). Chrome's layout decides some of it (whitespace it collapses, boxes out of the
 // flow), so anything it cannot be sure of is left to Chrome. Used by names.js.
 
+const HTML_NS = "http://www.w3.org/1999/xhtml";
 const PHRASING = new Set(["b", "i", "em", "strong", "span", "small", "code", "abbr", "sup", "sub",
   "mark", "u", "s", "time", "bdi", "bdo", "cite", "dfn", "kbd", "q", "samp", "var", "font", "ins", "del"]);
 // Inside a name from content, these children add their own content to it (Chrome and Playwright alike)

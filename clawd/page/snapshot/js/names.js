@@ -94,7 +94,7 @@ function termName(element) {
 // title is all that would name this one (audited: every one of the corpus, 103). Not a focusable
 // one, which Chrome may name.
 function titledGeneric(element, role) {
-  return role === "generic" && element.namespaceURI === "http://www.w3.org/1999/xhtml" &&
+  return role === "generic" && element.namespaceURI === HTML_NS &&
     element.hasAttribute("title") && !element.hasAttribute("aria-label") &&
     !element.hasAttribute("aria-labelledby") && !element.hasAttribute("tabindex") && !element.isContentEditable;
 }

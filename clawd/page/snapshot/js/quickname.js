@@ -14,7 +14,6 @@
 const QUICK_TOPS = new Set(["a", "button", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th"]);
 const QUICK_CONTENT = new Set([...PHRASING, "a", "button", "br", "label", "div", "p", "h1", "h2", "h3", "h4",
   "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd"]);
-const HTML_NS = "http://www.w3.org/1999/xhtml";
 
 // What getElementAccessibleName(element, false) gives, {text, elements}, or null.
 function quickName(element, role) {
