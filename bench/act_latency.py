@@ -61,15 +61,18 @@ def bare_evaluate(port: int, target_id: str):
     return ws, call
 
 
-def least_relay(port: int, target_id: str) -> tuple[subprocess.Popen, str]:
-    """bench/least_relay.py started on the tab's own websocket: (process, its url)."""
+def least_relay(port: int, target_id: str, prefix=()) -> tuple[subprocess.Popen, str]:
+    """bench/least_relay.py started on the tab's own websocket: (process, its url). `prefix`
+    goes before the interpreter (bench/instructions.py: valgrind)."""
     relay = subprocess.Popen(
         [
+            *prefix,
             sys.executable,
             str(pathlib.Path(__file__).with_name("least_relay.py")),
             f"ws://127.0.0.1:{port}/devtools/page/{target_id}",
         ],
         stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL if prefix else None,  # valgrind's banner
         text=True,
     )
     return relay, f"http://127.0.0.1:{int(relay.stdout.readline())}"

@@ -32,13 +32,15 @@ def start_service(extra: dict | None = None) -> RunningService:
     return RunningService(service_config(home, extra=extra))
 
 
-def start_service_process(extra: dict | None = None) -> ServeProcess:
-    """`python -m clawd serve` as it is deployed: a process of its own."""
+def start_service_process(extra: dict | None = None, **kw) -> ServeProcess:
+    """`python -m clawd serve` as it is deployed: a process of its own (`kw`: ServeProcess's
+    prefix and ready_timeout)."""
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-"))
     return ServeProcess(
         tmp,
         service_config(tmp / "home", extra=extra),
         extra_args=("--log-level", os.environ.get("CLAWD_BENCH_LOG_LEVEL", "info")),
+        **kw,
     )
 
 

@@ -64,7 +64,11 @@ def write_config(path: pathlib.Path, config, *, edit=None) -> dict:
 
 
 class ServeProcess:
-    def __init__(self, tmp: pathlib.Path, config, *, extra_args=()):
+    def __init__(
+        self, tmp: pathlib.Path, config, *, extra_args=(), prefix=(), ready_timeout: float = 15.0
+    ):
+        """`prefix` goes before the interpreter on the command line (bench/instructions.py runs
+        the service under valgrind, which needs minutes, not seconds, to be ready)."""
         self.tmp, self.config = tmp, config
         self.home = config.home
         self.config_path = tmp / "clawd.yaml"
@@ -80,6 +84,7 @@ class ServeProcess:
         for variable in ("CLAWD_CONFIG", "CLAWD_TOKEN", "CLAWD_PASSWORD", "JOURNAL_STREAM"):
             env.pop(variable, None)
         cmd = [
+            *prefix,
             sys.executable,
             "-m",
             "clawd",
@@ -97,7 +102,7 @@ class ServeProcess:
             self.proc = subprocess.Popen(
                 cmd, env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True
             )
-        self.notify.wait_for("READY=1")
+        self.notify.wait_for("READY=1", timeout=ready_timeout)
         self.url = f"http://127.0.0.1:{config.server.port}"
 
     def client(self, **kw) -> Client:
