@@ -45,6 +45,9 @@ class TabState:
         self._freed = False
 
     def __getitem__(self, key: StateKey[T]) -> T:
+        found = self._values.get(key)  # made already: a dict read needs no lock (10 an act)
+        if found is not None:
+            return found
         with self._lock:
             found = self._values.get(key)
             if found is None:

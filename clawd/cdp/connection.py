@@ -364,6 +364,8 @@ class Connection:
         return False
 
     def _route(self, raw: str | bytes) -> None:
+        if isinstance(raw, bytes):  # DevTools speaks UTF-8: json.loads would sniff for UTF-16/32
+            raw = raw.decode("utf-8", "surrogatepass")
         try:
             message = json.loads(raw)
         except ValueError:

@@ -3,7 +3,6 @@ flight, so that whoever stops it (daemon.py) can drain it in order."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import socket
 import threading
@@ -28,17 +27,17 @@ class InFlight:
         self._running: dict[int, object] = {}
         self._ids = iter(range(1, 1 << 62))
 
-    @contextlib.contextmanager
-    def track(self, request: object):
+    def add(self, request: object) -> int:
+        """Count `request` in; `remove(key)` with the key returned counts it out."""
         with self._cond:
             key = next(self._ids)
             self._running[key] = request
-        try:
-            yield
-        finally:
-            with self._cond:
-                del self._running[key]
-                self._cond.notify_all()
+            return key
+
+    def remove(self, key: int) -> None:
+        with self._cond:
+            del self._running[key]
+            self._cond.notify_all()
 
     def wait_idle(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout

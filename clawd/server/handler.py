@@ -110,8 +110,11 @@ class Handler(BaseHTTPRequestHandler):
         server = self.server
         if server.draining.is_set():
             self.close_connection = True  # answer this one, then let the client go
-        with server.in_flight.track(self):
+        key = server.in_flight.add(self)
+        try:
             self._serve(method)
+        finally:
+            server.in_flight.remove(key)
 
     def _serve(self, method: str) -> None:
         started = time.perf_counter()
@@ -132,10 +135,8 @@ class Handler(BaseHTTPRequestHandler):
                 raise unmatched
             if route.tool is not None:  # the agent tool the route belongs to may be denied
                 service.tool_policy().check(route.tool)
-            query = {
-                k: v[-1]
-                for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()
-            }
+            # a repeated parameter reads as its last value
+            query = dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
             body, raw = ({}, raw) if route.raw_limit else (_parse_json(raw), b"")
             request = Request(service, method, url.path, query, self.headers, body, params, raw)
             request.read(route.body, body, "body")

@@ -153,9 +153,10 @@ def test_reload_keeps_the_relay_as_it_started(tmp_path, caplog):
 def test_in_flight_waits_for_requests_and_names_the_stragglers():
     in_flight = InFlight()
     assert in_flight.wait_idle(0.01)
-    with in_flight.track("POST /navigate"):
-        assert not in_flight.wait_idle(0.05)
-        assert in_flight.describe() == ["POST /navigate"]
+    key = in_flight.add("POST /navigate")
+    assert not in_flight.wait_idle(0.05)
+    assert in_flight.describe() == ["POST /navigate"]
+    in_flight.remove(key)
     assert in_flight.wait_idle(0.01)
 
 
