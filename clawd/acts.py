@@ -7,6 +7,7 @@ Adding a kind: a `Kind(...)` line in KINDS and its page function in clawd/page/a
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -127,7 +128,12 @@ class Kind:
     method: bool = True
 
     def param(self, name: str) -> Param | None:
-        return next((p for p in (*self.params, *COMMON) if p.name == name), None)
+        return self._params_by_name.get(name)
+
+    @functools.cached_property
+    def _params_by_name(self) -> dict[str, Param]:
+        """Its own fields, then the common ones (a name in both is its own)."""
+        return {p.name: p for p in (*reversed(COMMON), *reversed(self.params))}
 
     @property
     def method_name(self) -> str:

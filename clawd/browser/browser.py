@@ -8,6 +8,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from operator import attrgetter
 from typing import Protocol
 
 from clawd import errors
@@ -17,6 +18,7 @@ from clawd.cdp.session import PipelinedSession, Session
 
 log = logging.getLogger("clawd.browser")
 
+_CREATED = attrgetter("created")  # tabs in the order they opened
 ATTACH_TIMEOUT = 10.0
 CLOSE_TIMEOUT = 5.0
 
@@ -54,7 +56,9 @@ class Browser:
         self.no_tab = no_tab
         self._ids = id_counter or itertools.count(1)
         self._tabs: dict[str, Tab] = {}  # raw targetId -> Tab
-        self._changed = threading.Condition(threading.RLock())
+        # readers take the lock itself; Condition's own `with` is a Python call more each time
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
         self._last_used: str | None = None
         self._quarantined: dict[str, str] = {}  # tabId / targetId / label -> why it was closed
         self.tabs_freed = 0  # closed tabs whose state was released
@@ -213,17 +217,17 @@ class Browser:
 
     # -- the registry -------------------------------------------------------------------------
     def tabs(self) -> list[Tab]:
-        with self._changed:
-            return sorted(self._tabs.values(), key=lambda t: t.created)
+        with self._lock:
+            return sorted(self._tabs.values(), key=_CREATED)
 
     @property
     def last_used(self) -> Tab | None:
-        with self._changed:
+        with self._lock:
             return self._tabs.get(self._last_used) if self._last_used else None
 
     def use(self, tab: Tab) -> Tab:
         self._wait_instrumented(tab)
-        with self._changed:
+        with self._lock:
             self._last_used = tab.target_id
         tab.touch()
         return tab
@@ -257,14 +261,10 @@ class Browser:
         if key in self._quarantined:
             raise errors.TabQuarantined(f"tab {key} was closed: {self._quarantined[key]}")
         tabs = self.tabs()
-        for match in (
-            lambda t: t.tab_id == key,
-            lambda t: t.label == key,
-            lambda t: t.target_id == key,
-        ):
-            found = [t for t in tabs if match(t)]
-            if found:
-                return self.use(found[0])
+        for name in ("tab_id", "label", "target_id"):  # in this order, over every tab
+            for tab in tabs:
+                if getattr(tab, name) == key:
+                    return self.use(tab)
         prefixed = [t for t in tabs if t.target_id.lower().startswith(key.lower())]
         if len(prefixed) > 1:
             raise errors.TabAmbiguous(

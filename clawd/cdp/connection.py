@@ -113,6 +113,9 @@ class Connection:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._turn = threading.Condition(self._lock)  # a reply landed, or the read role is free
+        # threads in _turn.wait: a reply read by its own caller (the usual case) wakes nobody,
+        # and Condition.notify_all is three Python calls even then
+        self._turn_waiters = 0
         self._pending: dict[int, _Reply] = {}
         self._idle = threading.Condition(self._lock)  # the watcher's: callers stopped reading
         self._reading = False  # somebody holds the read role
@@ -216,7 +219,7 @@ class Connection:
                     left = deadline - time.monotonic()
                     if left <= 0:
                         return False
-                    self._turn.wait(left)
+                    self._wait_turn(left)
                 if reply.done:
                     return True
                 if time.monotonic() >= deadline:
@@ -254,7 +257,8 @@ class Connection:
         """Give the read role back. A caller's reading also keeps the watcher aside a while."""
         with self._lock:
             self._reading = False
-            self._turn.notify_all()
+            if self._turn_waiters:
+                self._turn.notify_all()
             if caller:
                 self._last_read = time.monotonic()
                 if self._parked:
@@ -345,7 +349,7 @@ class Connection:
         finally:
             with self._lock:  # wait out a caller still reading the shut socket, then let go
                 while self._reading:
-                    self._turn.wait()
+                    self._wait_turn(None)
             self._transport.release()
 
     def _step_aside(self) -> bool:
@@ -395,7 +399,16 @@ class Connection:
             else:
                 reply.result = message.get("result") or {}
             reply.done = True
-            self._turn.notify_all()
+            if self._turn_waiters:
+                self._turn.notify_all()
+
+    def _wait_turn(self, timeout: float | None) -> None:
+        """(self._lock held.) Wait for a reply to land or the read role to be free."""
+        self._turn_waiters += 1
+        try:
+            self._turn.wait(timeout)
+        finally:
+            self._turn_waiters -= 1
 
     def _fail(self, replies, error: BaseException) -> None:
         """(self._lock held.)"""

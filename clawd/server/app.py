@@ -23,13 +23,14 @@ class InFlight:
     stragglers."""
 
     def __init__(self):
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)  # a request ended
         self._running: dict[int, object] = {}
         self._ids = iter(range(1, 1 << 62))
 
     def add(self, request: object) -> int:
         """Count `request` in; `remove(key)` with the key returned counts it out."""
-        with self._cond:
+        with self._lock:
             key = next(self._ids)
             self._running[key] = request
             return key
