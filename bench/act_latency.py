@@ -61,14 +61,18 @@ def bare_evaluate(port: int, target_id: str):
     return ws, call
 
 
-def least_relay(port: int, target_id: str, prefix=()) -> tuple[subprocess.Popen, str]:
+def least_relay(
+    port: int, target_id: str, prefix=(), *, stdlib: bool = False
+) -> tuple[subprocess.Popen, str]:
     """bench/least_relay.py started on the tab's own websocket: (process, its url). `prefix`
-    goes before the interpreter (bench/instructions.py: valgrind)."""
+    goes before the interpreter (bench/instructions.py: valgrind); `stdlib`: the relay on
+    http.server."""
     relay = subprocess.Popen(
         [
             *prefix,
             sys.executable,
             str(pathlib.Path(__file__).with_name("least_relay.py")),
+            *(["--stdlib"] if stdlib else []),
             f"ws://127.0.0.1:{port}/devtools/page/{target_id}",
         ],
         stdout=subprocess.PIPE,
@@ -99,6 +103,8 @@ def act_figures(n: int) -> dict:
         ws, bare = bare_evaluate(port, tab["targetId"])
         relay, relay_url = least_relay(port, tab["targetId"])
         least, least_raw = Http(relay_url, "-"), RawHttp(relay_url, "-")
+        stdlib, stdlib_url = least_relay(port, tab["targetId"], stdlib=True)
+        on_stdlib, on_stdlib_raw = Http(stdlib_url, "-"), RawHttp(stdlib_url, "-")
         with sync_playwright() as pw:
             browser = pw.chromium.launch(
                 executable_path="/usr/bin/chromium",
@@ -115,14 +121,19 @@ def act_figures(n: int) -> dict:
                     "bare CDP": bare,
                     "least relay": lambda: least.post("/", EVALUATE),
                     "least relay raw": lambda: least_raw("POST", "/", EVALUATE),
+                    "stdlib relay": lambda: on_stdlib.post("/", EVALUATE),
+                    "stdlib relay raw": lambda: on_stdlib_raw("POST", "/", EVALUATE),
                 },
                 n,
             )
             ws.close()
             least.conn.close()
             least_raw.sock.close()
-            relay.kill()
-            relay.wait(10)
+            on_stdlib.conn.close()
+            on_stdlib_raw.sock.close()
+            for process in (relay, stdlib):
+                process.kill()
+                process.wait(10)
             clicks = min(n, 200)
             click = interleaved(
                 {
@@ -194,6 +205,8 @@ def act_figures(n: int) -> dict:
     for label, who in (
         ("least relay, http.client", "least relay"),
         ("least relay, raw socket", "least relay raw"),
+        ("least relay on http.server, http.client", "stdlib relay"),
+        ("least relay on http.server, raw socket", "stdlib relay raw"),
         ("clawd, http.client", "clawd"),
         ("clawd, raw socket", "clawd raw"),
     ):
@@ -201,7 +214,7 @@ def act_figures(n: int) -> dict:
         relay_rows.append([label, p50, round(p50 - floor["p50"], 3), f"{p50 / theirs:.2f}"])
     print_table(
         "the floor of a Python service (bench/least_relay.py: parse, one CDP call, answer; no "
-        "routing, auth or page state), ms p50",
+        "routing, auth or page state; --stdlib: the same on http.server, as clawd is), ms p50",
         ["evaluate through", "p50", "over bare CDP", "ratio to playwright"],
         relay_rows,
     )
@@ -209,6 +222,8 @@ def act_figures(n: int) -> dict:
         "bareCdpEvaluate": floor,
         "leastRelay": summary(evaluate["least relay"]),
         "leastRelayRaw": summary(evaluate["least relay raw"]),
+        "leastRelayStdlib": summary(evaluate["stdlib relay"]),
+        "leastRelayStdlibRaw": summary(evaluate["stdlib relay raw"]),
         "clawd": figures["clawd"],
         "clawdRaw": figures["clawd raw"],
         "playwright": figures["playwright"],

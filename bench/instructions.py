@@ -10,8 +10,9 @@ The service runs as deployed (`python -m clawd serve`, access log at info) under
 route is called N times over one keep-alive connection after a warm-up, between a zeroing and a
 dump of the counters, and the count of every thread of the process is divided by N. Next to it,
 under callgrind too: bench/least_relay.py answering the same evaluate (the least a Python service
-does: no http.server, one CDP call), and http.server's own BaseHTTPRequestHandler answering a
-fixed body with no CDP call at all (what the stdlib server clawd is built on costs by itself).
+does: no http.server, one CDP call), the same relay on http.server (--stdlib: the least a service
+built as clawd is can do), and http.server's own BaseHTTPRequestHandler answering a fixed body
+with no CDP call at all (what the stdlib server clawd is built on costs by itself).
 Under valgrind everything runs about 40 times slower, so timers that depend on the pace (the
 DevTools watcher's 5 ms) fire more often than at full speed: compare counts with each other, not
 with time.
@@ -90,7 +91,7 @@ def figures(n: int) -> dict:
     out = os.path.join(workdir, "callgrind.out")
     site = Site()
     running = start_service_process(prefix=callgrind(out), ready_timeout=300)
-    relay = stdlib = None
+    relay = relayed = stdlib = None
     try:
         client = running.client(timeout=120)
         client.start()
@@ -114,6 +115,13 @@ def figures(n: int) -> dict:
         result["least relay evaluate"] = counted(
             relay.pid, out, lambda: least("POST", "/", EVALUATE), n
         )
+        relayed, relayed_url = least_relay(
+            port, tab["targetId"], prefix=callgrind(out), stdlib=True
+        )
+        on_stdlib = RawHttp(relayed_url, "")
+        result["least relay on http.server evaluate"] = counted(
+            relayed.pid, out, lambda: on_stdlib("POST", "/", EVALUATE), n
+        )
         stdlib = subprocess.Popen(
             [*callgrind(out), sys.executable, "-c", STDLIB_SERVER],
             stdout=subprocess.PIPE,
@@ -126,7 +134,7 @@ def figures(n: int) -> dict:
         )
         return result
     finally:
-        for process in (relay, stdlib):
+        for process in (relay, relayed, stdlib):
             if process is not None:
                 process.kill()
                 process.wait()

@@ -7,7 +7,11 @@ sockets each way, the process switches among client, relay and Chromium on this 
 A thread a connection, as the service has, each doing its own CDP call: the bench's clients take
 turns. Not a service: it runs until its parent ends it.
 
-    python bench/least_relay.py WS_URL    (prints its port, then serves)
+With --stdlib the same relay stands on http.server (ThreadingHTTPServer and
+BaseHTTPRequestHandler, whose parser reads the request): the least a service built as clawd is
+(DESIGN.md §1) can do.
+
+    python bench/least_relay.py [--stdlib] WS_URL    (prints its port, then serves)
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import json
 import socket
 import sys
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import count
 
 import websocket
@@ -46,18 +51,51 @@ def answer(conn: socket.socket, ws, ids) -> None:
         while len(buffer) < length:
             buffer += conn.recv(65536)
         body, buffer = buffer[:length], buffer[length:]
-        request = json.loads(body)
-        call = next(ids)
-        params = {"expression": f"({request['fn']})()", "returnByValue": True}
-        ws.send(json.dumps({"id": call, "method": "Runtime.evaluate", "params": params}))
-        while (reply := json.loads(ws.recv())).get("id") != call:
+        conn.sendall(response(evaluated(ws, ids, body)))
+
+
+def evaluated(ws, ids, body: bytes) -> bytes:
+    """The request's function run by one Runtime.evaluate; the answer's JSON."""
+    call = next(ids)
+    params = {"expression": f"({json.loads(body)['fn']})()", "returnByValue": True}
+    ws.send(json.dumps({"id": call, "method": "Runtime.evaluate", "params": params}))
+    while (reply := json.loads(ws.recv())).get("id") != call:
+        pass
+    return json.dumps({"ok": True, "result": reply["result"]["result"].get("value")}).encode()
+
+
+def response(out: bytes) -> bytes:
+    return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (
+        len(out),
+        out,
+    )
+
+
+def serve_stdlib(ws_url: str) -> None:
+    ws = websocket.create_connection(ws_url, suppress_origin=True, skip_utf8_validation=True)
+    ids = count(1)
+
+    class Relay(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def setup(self):
+            super().setup()
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            self.wfile.write(response(evaluated(ws, ids, body)))
+
+        def log_message(self, *args):
             pass
-        out = json.dumps({"ok": True, "result": reply["result"]["result"].get("value")}).encode()
-        conn.sendall(
-            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-            b"Content-Length: %d\r\n\r\n%s" % (len(out), out)
-        )
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Relay)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1])
+    if sys.argv[1] == "--stdlib":
+        serve_stdlib(sys.argv[2])
+    else:
+        serve(sys.argv[1])
