@@ -395,6 +395,37 @@ def test_evaluate_returns_values_by_value_and_awaits_promises(forms):
     assert forms.act("evaluate", fn="document.title")["result"] == "Forms"
 
 
+def test_evaluate_on_a_settled_page_is_one_cdp_command_with_the_page_state(
+    page, service, monkeypatch
+):
+    """Issue 16: an evaluate costs one CDP round trip; the url and title its answer carries come
+    back with the value, not from calls made after it (a page that starts no request once
+    loaded: a request during the act is waited for, and the state read again)."""
+    quiet = page("/act/quiet.html")
+    quiet.act("evaluate", fn="() => { document.title = 'Evaluated'; return 1; }")
+    tab = service.live_tab(quiet.id)
+    connection = tab.session.connection
+    sent = []
+    send, send_many = connection.send, connection.send_many
+
+    def record(method, params=None, *, session_id=None):
+        sent.append((method, session_id, params))
+        return send(method, params, session_id=session_id)
+
+    def record_many(calls, *, session_id=None):
+        sent.extend((method, session_id, params) for method, params in calls)
+        return send_many(calls, session_id=session_id)
+
+    monkeypatch.setattr(connection, "send", record)
+    monkeypatch.setattr(connection, "send_many", record_many)
+    answer = quiet.act("evaluate", fn="() => 2 + 2")
+    monkeypatch.undo()
+    ours = [method for method, session_id, _ in sent if session_id == tab.session.session_id]
+    assert ours == ["Runtime.evaluate"], sent
+    assert (answer["result"], answer["title"]) == (4, "Evaluated"), answer
+    assert answer["url"].endswith("/act/quiet.html"), answer
+
+
 def test_evaluate_with_ref_gets_the_element_as_first_argument(forms):
     result = forms.act(
         "evaluate", fn="(el) => el.tagName + ':' + el.textContent", ref=forms.ref("button", "Count")
