@@ -67,13 +67,18 @@ def least_relay(
     """bench/least_relay.py started on the tab's own websocket: (process, its url). `prefix`
     goes before the interpreter (bench/instructions.py: valgrind); `stdlib`: the relay on
     http.server."""
+    ws_url = f"ws://127.0.0.1:{port}/devtools/page/{target_id}"
+    return relay_process(*(["--stdlib"] if stdlib else []), ws_url, prefix=prefix)
+
+
+def relay_process(*args: str, prefix=()) -> tuple[subprocess.Popen, str]:
+    """bench/least_relay.py with `args`: (process, its url)."""
     relay = subprocess.Popen(
         [
             *prefix,
             sys.executable,
             str(pathlib.Path(__file__).with_name("least_relay.py")),
-            *(["--stdlib"] if stdlib else []),
-            f"ws://127.0.0.1:{port}/devtools/page/{target_id}",
+            *args,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL if prefix else None,  # valgrind's banner

@@ -12,7 +12,7 @@ dump of the counters, and the count of every thread of the process is divided by
 under callgrind too: bench/least_relay.py answering the same evaluate (the least a Python service
 does: no http.server, one CDP call), the same relay on http.server (--stdlib: the least a service
 built as clawd is can do), and http.server's own BaseHTTPRequestHandler answering a fixed body
-with no CDP call at all (what the stdlib server clawd is built on costs by itself).
+with no CDP call at all (--fixed: what the stdlib server clawd is built on costs by itself).
 Under valgrind everything runs about 40 times slower, so timers that depend on the pace (the
 DevTools watcher's 5 ms) fire more often than at full speed: compare counts with each other, not
 with time.
@@ -32,37 +32,9 @@ import subprocess
 import sys
 import tempfile
 
-from act_latency import EVALUATE, least_relay
+from act_latency import EVALUATE, least_relay, relay_process
 from common import Site, print_table, start_service_process, write_json
 from latency import RawHttp
-
-# http.server answering every request with a fixed JSON body, on a keep-alive connection
-STDLIB_SERVER = '''
-import socket
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-class Fixed(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def setup(self):
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        body = b'{"ok": true, "result": 1}'
-        self.wfile.write(
-            b"HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\n"
-            b"Content-Length: %d\\r\\n\\r\\n%s" % (len(body), body)
-        )
-
-    def log_message(self, *args):
-        pass
-
-server = ThreadingHTTPServer(("127.0.0.1", 0), Fixed)
-print(server.server_address[1], flush=True)
-server.serve_forever()
-'''
 
 
 def callgrind(out: str) -> tuple[str, ...]:
@@ -122,13 +94,8 @@ def figures(n: int) -> dict:
         result["least relay on http.server evaluate"] = counted(
             relayed.pid, out, lambda: on_stdlib("POST", "/", EVALUATE), n
         )
-        stdlib = subprocess.Popen(
-            [*callgrind(out), sys.executable, "-c", STDLIB_SERVER],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        fixed = RawHttp(f"http://127.0.0.1:{int(stdlib.stdout.readline())}", "")
+        stdlib, stdlib_url = relay_process("--fixed", prefix=callgrind(out))
+        fixed = RawHttp(stdlib_url, "")
         result["http.server, fixed answer, no CDP"] = counted(
             stdlib.pid, out, lambda: fixed("POST", "/", EVALUATE), n
         )

@@ -9,9 +9,10 @@ turns. Not a service: it runs until its parent ends it.
 
 With --stdlib the same relay stands on http.server (ThreadingHTTPServer and
 BaseHTTPRequestHandler, whose parser reads the request): the least a service built as clawd is
-(DESIGN.md §1) can do.
+(DESIGN.md §1) can do. With --fixed, http.server answers a fixed body and calls nothing: what the
+stdlib server costs by itself (bench/instructions.py).
 
-    python bench/least_relay.py [--stdlib] WS_URL    (prints its port, then serves)
+    python bench/least_relay.py [--stdlib] WS_URL | --fixed    (prints its port, then serves)
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import websocket
 
 
 def serve(ws_url: str) -> None:
-    ws = websocket.create_connection(ws_url, suppress_origin=True, skip_utf8_validation=True)
+    ws = connect(ws_url)
     server = socket.create_server(("127.0.0.1", 0))
     print(server.getsockname()[1], flush=True)
     ids = count(1)
@@ -65,15 +66,12 @@ def evaluated(ws, ids, body: bytes) -> bytes:
 
 
 def response(out: bytes) -> bytes:
-    return b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (
-        len(out),
-        out,
-    )
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+    return head % len(out) + out
 
 
-def serve_stdlib(ws_url: str) -> None:
-    ws = websocket.create_connection(ws_url, suppress_origin=True, skip_utf8_validation=True)
-    ids = count(1)
+def serve_stdlib(answer) -> None:
+    """http.server answering each POST with answer(its body)."""
 
     class Relay(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -83,8 +81,7 @@ def serve_stdlib(ws_url: str) -> None:
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
         def do_POST(self):
-            body = self.rfile.read(int(self.headers["Content-Length"]))
-            self.wfile.write(response(evaluated(ws, ids, body)))
+            self.wfile.write(response(answer(self.rfile.read(int(self.headers["Content-Length"])))))
 
         def log_message(self, *args):
             pass
@@ -94,8 +91,15 @@ def serve_stdlib(ws_url: str) -> None:
     server.serve_forever()
 
 
+def connect(ws_url: str):
+    return websocket.create_connection(ws_url, suppress_origin=True, skip_utf8_validation=True)
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "--stdlib":
-        serve_stdlib(sys.argv[2])
+    if sys.argv[1] == "--fixed":
+        serve_stdlib(lambda body: b'{"ok": true, "result": 1}')
+    elif sys.argv[1] == "--stdlib":
+        ws, ids = connect(sys.argv[2]), count(1)
+        serve_stdlib(lambda body: evaluated(ws, ids, body))
     else:
         serve(sys.argv[1])
