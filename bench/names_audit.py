@@ -14,7 +14,6 @@ nameless.
 
 from __future__ import annotations
 
-import argparse
 import json
 import pathlib
 import re
@@ -25,7 +24,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from snapshot import CORPUS, corpus_session  # noqa: E402
+from snapshot import corpus_parser, corpus_session  # noqa: E402
 
 from clawd.page.snapshot import aria  # noqa: E402
 
@@ -91,10 +90,7 @@ def print_pending(walk, context: int, count: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=pathlib.Path, default=CORPUS)
-    parser.add_argument("--only", action="append", default=[])
-    parser.add_argument("--show", type=int, default=20, help="differences printed per page")
+    parser = corpus_parser(__doc__, show=20)
     parser.add_argument("--pending", type=int, default=0, help="pending names printed per page")
     args = parser.parse_args()
 

@@ -11,7 +11,6 @@ every difference (text or contributing elements).
 
 from __future__ import annotations
 
-import argparse
 import pathlib
 import sys
 
@@ -19,17 +18,13 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from snapshot import CORPUS, corpus_session  # noqa: E402
+from snapshot import corpus_parser, corpus_session  # noqa: E402
 
 from tests.support.quickaudit import audited_snapshot  # noqa: E402
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=pathlib.Path, default=CORPUS)
-    parser.add_argument("--only", action="append", default=[])
-    parser.add_argument("--show", type=int, default=5, help="differences printed per page")
-    args = parser.parse_args()
+    args = corpus_parser(__doc__, show=5).parse_args()
 
     quick = general = bad = 0
     with corpus_session(args.corpus, args.only) as (pages, site, running, client):

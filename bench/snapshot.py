@@ -95,6 +95,16 @@ def corpus_service() -> RunningService:
     )
 
 
+def corpus_parser(doc: str, show: int) -> argparse.ArgumentParser:
+    """The corpus audits' command line (names_audit.py, quickname_audit.py): --corpus, --only
+    (again for more pages), --show (differences printed per page, `show` by default)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--corpus", type=pathlib.Path, default=CORPUS)
+    parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--show", type=int, default=show, help="differences printed per page")
+    return parser
+
+
 @contextlib.contextmanager
 def corpus_session(corpus: pathlib.Path, only: list[str]):
     """(pages, site, running service, started client) for the corpus pages; all closed after."""
