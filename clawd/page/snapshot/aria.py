@@ -440,7 +440,6 @@ def _build(walk: Walk, context: int, base: int) -> tuple[object, Asked]:
     for round_ in range(CLOSED_ROUNDS):
         if not asked.hosts or not attach_closed_roots(walk, context, asked.host_ids()):
             break
-        asked.discard()
         built, asked = build(round_ + 1 < CLOSED_ROUNDS)
     return built, asked
 
