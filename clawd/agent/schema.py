@@ -218,13 +218,17 @@ DESCRIPTION = (
 )
 
 
-def parameters_schema(action: str | None = None) -> dict:
-    """The JSON Schema of the single tool's arguments, or of one split tool (`browser_<action>`)."""
+def parameters_schema(action: str | None = None, *, actions: Iterable[str] | None = None) -> dict:
+    """The JSON Schema of the single tool's arguments, or of one split tool (`browser_<action>`).
+    `actions`: the single tool offering only these (those the tool policy allows), and the fields
+    they take."""
     if action is None:
+        offered = list(ACTIONS) if actions is None else [a for a in ACTIONS if a in set(actions)]
+        used = {*EVERYWHERE, *(f for a in offered for f in _takes(ACTIONS[a]))}
         first = [*EVERYWHERE, "targetId"]
-        names = first + [f for f in FIELDS if f not in first]
+        names = [f for f in first + [f for f in FIELDS if f not in first] if f in used]
         props = {
-            "action": {"type": "string", "enum": list(ACTIONS), "description": "What to do."},
+            "action": {"type": "string", "enum": offered, "description": "What to do."},
             **{name: FIELDS[name] for name in names},
         }
         return {
@@ -243,6 +247,10 @@ def parameters_schema(action: str | None = None) -> dict:
     }
 
 
+def _takes(spec: ActionSpec) -> tuple[str, ...]:
+    return (*(("targetId",) if spec.tab else ()), *spec.fields)
+
+
 def object_schema(method: str, pattern: str, names: Iterable[str]) -> dict:
     """The JSON Schema of a tool whose arguments are some of one route's fields (web_fetch's,
     web_search's), each described by its help."""
@@ -255,10 +263,12 @@ def object_schema(method: str, pattern: str, names: Iterable[str]) -> dict:
     }
 
 
-def tool_description(action: str | None = None) -> str:
+def tool_description(action: str | None = None, *, actions: Iterable[str] | None = None) -> str:
+    """The single tool's description (with `actions`: only those listed), or one split tool's."""
     if action is None:
+        offered = ACTIONS if actions is None else set(actions)
         lines = [DESCRIPTION, "Actions:"] + [
-            f"- {name}: {spec.description}" for name, spec in ACTIONS.items()
+            f"- {name}: {spec.description}" for name, spec in ACTIONS.items() if name in offered
         ]
         return "\n".join(lines)
     return (

@@ -32,6 +32,7 @@ from clawd.client.api import DESCRIBE_TIMEOUT_S
 from clawd.config.model import NodeConfig
 from clawd.security.content import END, START, wrap_untrusted
 from clawd.security.paths import confine
+from clawd.security.tools import ALLOW_ALL, ToolPolicy, action_tool
 
 log = logging.getLogger("clawd.agent")
 
@@ -82,10 +83,15 @@ class BrowserTool:
             for action in (None, *ACTIONS)
         }
 
-    def run(self, arguments: dict | None, *, action: str | None = None) -> ToolResult:
-        """One call: `arguments` as the model sent them; `action` names the split tool, if any."""
+    def run(
+        self, arguments: dict | None, *, action: str | None = None, policy: ToolPolicy = ALLOW_ALL
+    ) -> ToolResult:
+        """One call: `arguments` as the model sent them; `action` names the split tool, if any;
+        `policy` may deny the action (browser_<action>) whichever tool name asked for it."""
         try:
-            action, args = self._check(flat_request(dict(arguments or {})), action)
+            args = flat_request(dict(arguments or {}))
+            _check_action(policy, action or args.get("action"))
+            action, args = self._check(args, action)
             target = args.pop("target", None)
             if target == "sandbox":  # this service's sandbox profile (DESIGN.md §14)
                 args["profile"], target = self._sandbox_profile(args.get("profile")), "host"
@@ -295,6 +301,13 @@ class BrowserTool:
 _HANDLERS: dict[str, Callable[[BrowserTool, dict], tuple[str, Image | None]]] = {
     name: getattr(BrowserTool, f"_{name}") for name in ACTIONS
 }
+
+
+def _check_action(policy: ToolPolicy, action) -> None:
+    """TOOL_DENIED for a denied action, before its arguments are checked (an unknown one is the
+    schema's to refuse)."""
+    if isinstance(action, str) and action in ACTIONS:
+        policy.check(action_tool(action))
 
 
 def flat_request(args: dict) -> dict:

@@ -39,26 +39,36 @@ class ToolSet:
         self.web = {tool.name: tool for tool in web_tools(browser.client, policy)}
 
     def listed(self) -> list[Listed]:
-        """What is announced: the allowed tools only."""
-        browser = (
-            [Listed(TOOL_NAME, tool_description(), parameters_schema())]
-            if not self.split
-            else [
-                Listed(f"{TOOL_NAME}_{a}", tool_description(a), parameters_schema(a))
-                for a in ACTIONS
+        """What is announced: the allowed tools only, the browser's allowed actions only (the
+        single tool's action enum, or one split tool each)."""
+        actions = self.policy.browser_actions()
+        if not self.split:
+            every = len(actions) == len(ACTIONS)  # the shared schema, unless actions are denied
+            offered = None if every else actions
+            browser = [
+                Listed(
+                    TOOL_NAME,
+                    tool_description(actions=offered),
+                    parameters_schema(actions=offered),
+                )
             ]
-        )
+        else:
+            browser = [
+                Listed(f"{TOOL_NAME}_{a}", tool_description(a), parameters_schema(a))
+                for a in actions
+            ]
         web = [Listed(t.name, t.description, t.parameters_schema()) for t in self.web.values()]
         return [tool for tool in browser + web if self.policy.allowed(tool.name)]
 
     def run(self, name: str, arguments: dict | None) -> ToolResult:
-        """One call by tool name; a tool the policy denies answers TOOL_DENIED, an unknown one
-        INVALID_REQUEST, both as results (a call never raises to the model)."""
+        """One call by tool name; a tool or browser action the policy denies answers TOOL_DENIED
+        (`browser` with action act as browser_act does), an unknown one INVALID_REQUEST, both as
+        results (a call never raises to the model)."""
         try:
             self.policy.check(name)
             if name in self.web:
                 return self.web[name].run(arguments)
-            return self.browser.run(arguments, action=action_of_tool(name))
+            return self.browser.run(arguments, action=action_of_tool(name), policy=self.policy)
         except errors.ClawdError as exc:
             return error_result(exc.code, exc.message)
 

@@ -1,24 +1,50 @@
 """The tool policy (config `tools: {allow, deny}`): which agent tools (browser, web_fetch,
-web_search) are offered and may be called. The agent tool set, the MCP server and the HTTP routes
-of the web tier all ask the same ToolPolicy; what each tool does lives elsewhere."""
+web_search) are offered and may be called, the browser tool action by action (browser_<action>).
+The agent tool set, the MCP server and the HTTP routes all ask the same ToolPolicy; what each tool
+does lives elsewhere."""
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterable
+import functools
+from collections.abc import Iterable, Mapping
 
 from clawd import errors
 from clawd.config.model import ToolsConfig
 
 TOOLS = ("browser", "web_fetch", "web_search")
 GROUPS = {"group:web": ("web_search", "web_fetch"), "group:browser": ("browser",)}
-# `mcp --tools split` offers browser_<action> tools: they are the browser tool, action by action
-_SPLIT_FAMILY = "browser"
+# The browser tool is its actions: browser_<action> is one of them (what `mcp --tools split`
+# offers as a tool, what each HTTP route of the browser is tagged with), `browser` all of them.
+BROWSER = "browser"
+# POST /tabs/action does what four actions do, by its body's `action` (the CLI's `tab` command)
+_BODY_ACTIONS = {
+    ("POST", "/tabs/action"): (
+        "action",
+        {"list": "tabs", "new": "open", "close": "close", "select": "focus"},
+    )
+}
+
+
+def action_tool(action: str) -> str:
+    """The policy's name of one browser action: browser_act."""
+    return f"{BROWSER}_{action}"
+
+
+@functools.cache
+def _declared_actions() -> tuple[str, ...]:
+    """The browser tool's actions, as the agent tool declares them (read on first use: the
+    service needs the list only for a policy that names actions)."""
+    from clawd.agent.schema import ACTIONS
+
+    return tuple(ACTIONS)
 
 
 class ToolPolicy:
     """Deny wins; an empty allow list allows every tool. Entries are names, `*` wildcards
-    (web_*) and groups (group:web, group:browser)."""
+    (web_*, browser_*) and groups (group:web, group:browser). `browser` denied denies each of its
+    actions; `browser` is allowed while one of its actions is (the tool is then offered with those
+    actions only), and browser_<action> is checked at every call."""
 
     def __init__(self, allow: Iterable[str] = (), deny: Iterable[str] = ()):
         self.allow = tuple(_expand(allow))
@@ -31,7 +57,18 @@ class ToolPolicy:
     def allowed(self, name: str) -> bool:
         if not self.allow and not self.deny:
             return True
-        names = _identities(name)
+        if str(name).strip().lower() == BROWSER:
+            return bool(self.browser_actions())
+        return self._allowed(_identities(name))
+
+    def browser_actions(self) -> list[str]:
+        """The browser tool's actions this policy allows, in their declared order."""
+        actions = _declared_actions()
+        if not self.allow and not self.deny:
+            return list(actions)
+        return [a for a in actions if self._allowed(_identities(action_tool(a)))]
+
+    def _allowed(self, names: tuple[str, ...]) -> bool:
         if any(_matches(pattern, n) for pattern in self.deny for n in names):
             return False
         return not self.allow or any(_matches(p, n) for p in self.allow for n in names)
@@ -50,6 +87,17 @@ class ToolPolicy:
         return [name for name in names if self.allowed(name)]
 
 
+def body_tool(method: str, pattern: str, args: Mapping) -> str | None:
+    """The tool name a request of a route whose action is in its body is checked as, once the
+    body is read (POST /tabs/action {action: new} is browser_open); None for other routes."""
+    found = _BODY_ACTIONS.get((method, pattern))
+    if found is None:
+        return None
+    field, actions = found
+    action = actions.get(args.get(field))
+    return action_tool(action) if action is not None else BROWSER
+
+
 def _expand(entries: Iterable[str]) -> Iterable[str]:
     """Groups become their members; an unknown group is kept as is and so matches nothing (the
     config schema refuses unknown groups before they get here)."""
@@ -59,10 +107,10 @@ def _expand(entries: Iterable[str]) -> Iterable[str]:
 
 
 def _identities(name: str) -> tuple[str, ...]:
-    """The names a tool answers to: its own, and `browser` for a split browser_<action> tool."""
+    """The names a tool answers to: its own, and `browser` for a browser_<action>."""
     key = str(name).strip().lower()
-    if key.startswith(_SPLIT_FAMILY + "_"):
-        return key, _SPLIT_FAMILY
+    if key.startswith(BROWSER + "_"):
+        return key, BROWSER
     return (key,)
 
 

@@ -15,6 +15,7 @@ from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler
 
 from clawd import __version__, errors
+from clawd.security import tools
 from clawd.server.routing import Request
 
 log = logging.getLogger("clawd.server")
@@ -90,6 +91,7 @@ class Handler(BaseHTTPRequestHandler):
         # headers and body leave in one write below; without NODELAY a keep-alive client still
         # waits out the delayed ACK (about 40 ms a request here)
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.local_address = self.connection.getsockname()  # where the client reached us
 
     def do_GET(self):
         self._handle("GET")
@@ -133,14 +135,16 @@ class Handler(BaseHTTPRequestHandler):
             service.auth.check(self.headers)
             if unmatched is not None:  # after auth: no route names leak to a stranger
                 raise unmatched
-            if route.tool is not None:  # the agent tool the route belongs to may be denied
+            if route.tool is not None:  # its agent tool (a browser action) may be denied
                 service.tool_policy().check(route.tool)
             # a repeated parameter reads as its last value
             query = dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True))
             body, raw = ({}, raw) if route.raw_limit else (_parse_json(raw), b"")
             request = Request(service, method, url.path, query, self.headers, body, params, raw)
+            request.local_address = self.local_address
             request.read(route.body, body, "body")
             request.read(route.query, query, "query")
+            self._check_body_tool(route, request.args)
             result = route.endpoint(request)
             status = 200
         except errors.ClawdError as exc:
@@ -167,6 +171,12 @@ class Handler(BaseHTTPRequestHandler):
             request.profile_used if request else "-",
             request.tab_used if request else "-",
         )
+
+    def _check_body_tool(self, route, args: dict) -> None:
+        """A route whose action is in its body (POST /tabs/action) is checked as that action."""
+        name = tools.body_tool(route.method, route.pattern, args) if route.tool else None
+        if name is not None:
+            self.server.service.tool_policy().check(name)
 
     def _observe(self, method: str, path: str, started: float) -> None:
         from clawd.sandbox import observe_http

@@ -90,6 +90,7 @@ class Request:
         self.headers = headers
         self.body = body
         self.params = params
+        self.local_address: tuple | None = None  # the socket's own address (the handler's to set)
         self.args: dict[str, Any] = {}
         self.profile_used: str | None = None
         self.tab_used: str | None = None
