@@ -1,6 +1,7 @@
 """The only place logging handlers are attached: stderr (journald-friendly under systemd, where
-journald stamps the time and reads the priority prefix) or a file that SIGHUP reopens, so
-logrotate can move it away without copytruncate."""
+journald stamps the time and reads the priority prefix) or a file (mode 0600) that SIGHUP reopens,
+so logrotate can move it away without copytruncate. Every record is scrubbed of credentials first,
+at every level: websockets' debug lines carry handshake headers and frames."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import time
 from collections.abc import Mapping
 from typing import TextIO
 
+from clawd.security import redact
+
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # sd-daemon(3) priority prefixes: journald turns "<4>" into PRIORITY=4 and strips it
 JOURNAL_FORMAT = "<%(priority)d>%(name)s: %(message)s"
@@ -21,6 +24,7 @@ QUIET_LIBRARIES = ("urllib3", "websocket")
 
 _lock = threading.Lock()
 _handler: logging.Handler | None = None
+_secrets: tuple[str, ...] = ()  # masked out of every record; copy-on-write, read without the lock
 
 
 class Formatter(logging.Formatter):
@@ -49,9 +53,56 @@ class JournalFormatter(logging.Formatter):
         return super().format(record).replace("\n", "\n  ")
 
 
+class SecretFilter(logging.Filter):
+    """Masks credentials in a record's message, arguments and traceback (redact.scrub_credentials,
+    and the values given to register_secret). On the handlers, so records of every logger and
+    level pass it: websockets logs the relay's request lines, headers and frames at debug."""
+
+    _formatter = logging.Formatter()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a call whose arguments do not fit: its parts, still scrubbed
+            message = f"{record.msg} {record.args!r}"
+        record.msg, record.args = scrub(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self._formatter.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = scrub(record.exc_text)
+        if record.stack_info:
+            record.stack_info = scrub(record.stack_info)
+        return True
+
+
+def scrub(text: str) -> str:
+    """`text` as it may be logged: registered secrets and credential shapes masked."""
+    return redact.scrub_credentials(redact.scrub(text, _secrets))
+
+
+def register_secret(*values: str | None) -> None:
+    """Mask these values (the service token, the relay's DevTools secret) in every record from
+    now on, whatever their shape. Values shorter than redact.MIN_PREFIX are left to the patterns:
+    masking a short string everywhere would garble the log more than it protects."""
+    global _secrets
+    kept = tuple(v for v in values if v and len(v) >= redact.MIN_PREFIX)
+    with _lock:
+        _secrets = tuple(dict.fromkeys(_secrets + kept))
+
+
 class ReopenableFileHandler(logging.FileHandler):
     """A FileHandler whose file can be reopened by path: after a rename, new lines go to a new
-    file."""
+    file. The file is 0600, created so or made so (one logrotate created, or an older clawd's):
+    it holds the URLs and titles of the user's browsing."""
+
+    def _open(self):
+        fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            _private(fd)
+            return open(fd, self.mode, encoding=self.encoding, errors=self.errors)
+        except BaseException:
+            os.close(fd)
+            raise
 
     def reopen(self) -> None:
         self.acquire()
@@ -61,6 +112,15 @@ class ReopenableFileHandler(logging.FileHandler):
             self.stream = self._open()
         finally:
             self.release()
+
+
+def _private(fd: int) -> None:
+    """The log file readable by its owner only; one we may write but not chmod stays as is."""
+    if os.fstat(fd).st_mode & 0o077:
+        try:
+            os.fchmod(fd, 0o600)
+        except PermissionError:
+            pass
 
 
 def under_journald(env: Mapping[str, str] | None = None, stream: TextIO | None = None) -> bool:
@@ -101,6 +161,7 @@ def configure(
         handler = logging.StreamHandler(stream)
         journal = under_journald(env, stream)
         handler.setFormatter(JournalFormatter(JOURNAL_FORMAT) if journal else Formatter(FORMAT))
+    handler.addFilter(SecretFilter())
     root = logging.getLogger()
     with _lock:
         for old in list(root.handlers):

@@ -126,6 +126,8 @@ def redact(url: str) -> str:
     """Never put userinfo or query tokens of a cdpUrl in a message."""
     parts = urllib.parse.urlsplit(url)
     netloc = parts.hostname or ""
+    if ":" in netloc:  # an IPv6 address: urlsplit took its brackets off
+        netloc = f"[{netloc}]"
     if parts.port:
         netloc += f":{parts.port}"
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))

@@ -29,6 +29,9 @@ SECRET_MASK = "***"
 ALIAS_KEY = "x-aliasOf"  # schema keyword: another name for a sibling ("key") or its member
 # ("section.key", as browser.visionEnabled names browser.vision.enabled)
 SECRET_KEY = "x-secret"  # schema keyword: masked by config_to_dict
+# a string whose schema pattern anchors one of these schemes is a URL: config_to_dict masks its
+# userinfo and query (a pool's ?token=, a node's user:password@)
+URL_PATTERNS = ("^https?://", "^(https?|wss?)://")
 
 JsonPath = tuple  # a JSON path as a tuple of keys and indexes
 Problem = tuple[JsonPath, str]
@@ -535,4 +538,31 @@ def _to_doc(node: dict, value: Any, mask: bool) -> Any:
         return [_to_doc(entry, v, mask) for v in value]
     if mask and node.get(SECRET_KEY) and value is not None:
         return SECRET_MASK
+    if mask and value and str(node.get("pattern", "")).startswith(URL_PATTERNS):
+        return _without_credentials(value)
     return list(value) if isinstance(value, tuple) else value
+
+
+def secret_values(config: Config) -> list[str]:
+    """The values of the configuration's secrets (its x-secret keys: tokens, passwords, API
+    keys), for the log to mask wherever they appear (clawd.log.register_secret)."""
+    masked, plain = config_to_dict(config), config_to_dict(config, mask_secrets=False)
+    return list(dict.fromkeys(_masked_away(masked, plain)))
+
+
+def _masked_away(masked: Any, plain: Any) -> Iterator[str]:
+    if isinstance(masked, dict):
+        for key, value in masked.items():
+            yield from _masked_away(value, plain[key])
+    elif isinstance(masked, list):
+        for value, was in zip(masked, plain):
+            yield from _masked_away(value, was)
+    elif masked == SECRET_MASK and isinstance(plain, str) and plain != SECRET_MASK:
+        yield plain
+
+
+def _without_credentials(url: str | tuple[str, ...]) -> str | list[str]:
+    """A URL (or failover list) as GET /profiles shows a cdpUrl: no userinfo, no query."""
+    from clawd.cdp.discovery import redact  # at config show only: it brings websocket-client
+
+    return redact(url) if isinstance(url, str) else [redact(u) for u in url]
