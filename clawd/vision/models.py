@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from clawd.config.model import VisionModel
+from clawd.security import redact
 from clawd.security.csrf import is_loopback_host
 from clawd.web.search.base import key_from
 
@@ -224,7 +225,7 @@ def describe(
     call = provider.request(entry, prompt, mime, base64.b64encode(image).decode("ascii"), key)
     base = (entry.base_url or provider.base_url).rstrip("/")
     try:
-        data = _post(base + call.path, call, timeout, max_bytes)
+        data = _post(base + call.path, call, timeout, max_bytes, key)
         text = provider.answer(data).strip()
     except DescriberFailed as exc:
         raise DescriberFailed(_scrub(str(exc), key)) from None
@@ -238,7 +239,7 @@ def describe(
     return text
 
 
-def _post(url: str, call: Call, timeout: float, max_bytes: int) -> Any:
+def _post(url: str, call: Call, timeout: float, max_bytes: int, key: str | None) -> Any:
     import requests  # at the first describe: the idle service does not carry it (issue 16)
 
     deadline = time.monotonic() + timeout
@@ -256,7 +257,7 @@ def _post(url: str, call: Call, timeout: float, max_bytes: int) -> Any:
             raise DescriberFailed(f"could not reach {_origin(url)}: {type(exc).__name__}") from None
     log.info("vision model at %s: HTTP %d", _origin(url), response.status_code)
     if response.status_code >= 400:
-        raise DescriberFailed(_refusal(response.status_code, raw))
+        raise DescriberFailed(_refusal(response.status_code, raw, key))
     try:
         data = response.json() if raw else None
     except ValueError:
@@ -282,8 +283,8 @@ def _late(timeout: float) -> DescriberFailed:
     return DescriberFailed(f"no answer within {timeout * 1000:.0f} ms")
 
 
-def _refusal(status: int, raw: bytes) -> str:
-    said = _message(raw)
+def _refusal(status: int, raw: bytes, key: str | None) -> str:
+    said = _message(raw, key)
     if status in (401, 403):
         return f"the API key was refused (HTTP {status}): {said}"
     if status == 429:
@@ -291,15 +292,16 @@ def _refusal(status: int, raw: bytes) -> str:
     return f"HTTP {status}: {said}"
 
 
-def _message(raw: bytes) -> str:
-    """The message of the common error shapes ({error: {message}}, {error: "..."}, {message})."""
+def _message(raw: bytes, key: str | None) -> str:
+    """The message of the common error shapes ({error: {message}}, {error: "..."}, {message}),
+    scrubbed of the key before it is cut: a key cut at the end of a message is still a leak."""
     try:
         data = json.loads(raw)
     except ValueError:
         data = raw.decode("utf-8", "replace")
     while isinstance(data, (dict, list)) and data:
         data = data[0] if isinstance(data, list) else _first(data)
-    text = " ".join(str(data or "").split())
+    text = _scrub(" ".join(str(data or "").split()), key)
     return text[:MESSAGE_CHARS] or "(no message)"
 
 
@@ -316,5 +318,5 @@ def _origin(url: str) -> str:
 
 
 def _scrub(text: str, key: str | None) -> str:
-    """text without the key, in case a provider echoes what it was sent."""
-    return text.replace(key, "***") if key else text
+    """text without the key (or a cut copy of it), in case a provider echoes what it was sent."""
+    return redact.scrub(text, (key,))

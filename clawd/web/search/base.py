@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from clawd import errors
+from clawd.security import redact
 from clawd.security.csrf import is_loopback_host
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ class ProviderHttp:
 
     def _refusal(self, response: requests.Response) -> errors.ClawdError:
         status, name = response.status_code, self._name()
-        said = self.scrub(_provider_message(response))
+        said = _cut(self.scrub(_provider_message(response)))
         details = {"provider": self.endpoint.provider, "status": status}
         if status in (401, 403):
             return errors.WebSearchAuth(
@@ -178,17 +179,23 @@ class ProviderHttp:
         return self.endpoint.provider
 
     def scrub(self, text: str) -> str:
-        """`text` without the key in it, in case a provider echoes what it was sent."""
-        key = self.endpoint.key
-        return text.replace(key, "***") if key else text
+        """`text` without the key (or a cut copy of it), in case a provider echoes what it was
+        sent."""
+        return redact.scrub(text, (self.endpoint.key,))
 
 
 def _provider_message(response: requests.Response) -> str:
+    """The provider's own message, whole: it is scrubbed before it is cut (a key cut at the end
+    of a message is still a leak)."""
     try:
         data = response.json()
     except ValueError:
-        return (response.text or "").strip()[:MESSAGE_CHARS] or "(no message)"
-    return _message_in(data)[:MESSAGE_CHARS] or "(no message)"
+        return (response.text or "").strip()
+    return _message_in(data)
+
+
+def _cut(message: str) -> str:
+    return message[:MESSAGE_CHARS] or "(no message)"
 
 
 def _message_in(data: Any) -> str:
