@@ -252,7 +252,7 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
         }
     ),
     ("GET", "/errors"): RouteFields(query={**TARGET, **CLEAR, **WRAP}),
-    ("GET", "/requests"): RouteFields(query={**TARGET, "filter": opt(STR), **CLEAR}),
+    ("GET", "/requests"): RouteFields(query={**TARGET, "filter": opt(STR), **CLEAR, **WRAP}),
     ("POST", "/response/body"): RouteFields(
         body={**TARGET, "url": req(STR), **TIMEOUT, **WRAP, "maxChars": opt(integer(0))}
     ),
@@ -266,10 +266,10 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
     ),
     ("POST", "/trace/stop"): RouteFields(body={**TARGET, "path": opt(STR)}),
     # state
-    ("GET", "/cookies"): RouteFields(query={**TARGET, "all": opt(BOOL)}),
+    ("GET", "/cookies"): RouteFields(query={**TARGET, "all": opt(BOOL), **WRAP}),
     ("POST", "/cookies/set"): RouteFields(body={**TARGET, "cookie": req(ANY)}),
     ("POST", "/cookies/clear"): RouteFields(body=TARGET),
-    ("GET", "/storage/{kind}"): RouteFields(query={**TARGET, "key": opt(STR)}),
+    ("GET", "/storage/{kind}"): RouteFields(query={**TARGET, "key": opt(STR), **WRAP}),
     ("POST", "/storage/{kind}/set"): RouteFields(
         body={**TARGET, "key": req(STR), "value": req(TEXT)}
     ),

@@ -20,6 +20,7 @@ from clawd.cli.credentials import attach_secret_values, secret_from_file
 from clawd.cli.parser import build_parser
 from clawd.client import Client, ServiceUnreachable
 from clawd.config.model import Config
+from clawd.security.content import sanitize_markers
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_NOT_FOUND, EXIT_TIMEOUT = range(6)
 
@@ -72,12 +73,13 @@ def _dispatch(inv: Invocation) -> int:
 
 
 def exit_status(exc: BaseException) -> tuple[int, str]:
-    """The ladder: (exit status, the line for stderr)."""
+    """The ladder: (exit status, the line for stderr). A service's message may quote a page
+    (a title, a redirect's Location): its marker look-alikes are sanitized (DESIGN.md §9)."""
     if isinstance(exc, UsageError):
         return EXIT_USAGE, f"error: {exc} (USAGE)"
     if not isinstance(exc, errors.ClawdError):
         return EXIT_ERROR, f"error: {exc}"
-    return _status_of(exc), f"error: {exc.message} ({exc.code})"
+    return _status_of(exc), f"error: {sanitize_markers(exc.message)} ({exc.code})"
 
 
 def _status_of(exc: errors.ClawdError) -> int:

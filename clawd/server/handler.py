@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler
 from clawd import __version__, errors
 from clawd.security import tools
 from clawd.server.routing import Request
+from clawd.untrusted_fields import sanitized
 
 log = logging.getLogger("clawd.server")
 access_log = logging.getLogger("clawd.access")
@@ -148,7 +149,7 @@ class Handler(BaseHTTPRequestHandler):
             result = route.endpoint(request)
             status = 200
         except errors.ClawdError as exc:
-            status, result = exc.http_status, exc.to_dict()
+            status, result = exc.http_status, sanitized(exc.to_dict())  # may quote a page
             if status >= 500:
                 log.warning("%s %s: %s (%s)", method, url.path, exc.message, exc.code)
         except Exception:
@@ -235,7 +236,7 @@ class Handler(BaseHTTPRequestHandler):
                 return False
             self._answered = True
             self.close_connection = True
-            self._write(exc.http_status, exc.to_dict())
+            self._write(exc.http_status, sanitized(exc.to_dict()))
             return True
         except OSError:
             return False

@@ -12,6 +12,7 @@ import requests
 
 from clawd import errors
 from clawd.config.model import SsrfPolicy, WebFetchConfig
+from clawd.security.content import sanitize_markers
 from clawd.security.ssrf import NavigationPolicy, Resolver, parse_host, system_resolver
 from clawd.web import decode
 from clawd.web.pinning import Connector, Pin, PinnedAdapter, default_connect
@@ -114,7 +115,8 @@ class PageFetcher:
             response.close()
             url = urllib.parse.urljoin(url, location)
             chain.append(url)
-        raise errors.WebFetchFailed(_too_many(self.config.max_redirects, chain), hops=chain)
+        hops = [sanitize_markers(u) for u in chain]  # a Location is the site's to write
+        raise errors.WebFetchFailed(_too_many(self.config.max_redirects, chain), hops=hops)
 
     def _request(self, session, policy, url, deadline) -> requests.Response:
         _, host = parse_host(url)
@@ -174,7 +176,8 @@ def _judged(policy: NavigationPolicy, url: str, redirects: int) -> str:
     except (errors.NavigationBlocked, errors.HostUnresolved, errors.InvalidRequest) as exc:
         if redirects == 0:
             raise
-        raise type(exc)(f"redirect hop {redirects} ({_shown(url)}): {exc.message}") from None
+        said = sanitize_markers(exc.message)  # it may quote the hop's host
+        raise type(exc)(f"redirect hop {redirects} ({_shown(url)}): {said}") from None
     if _credentials(urllib.parse.urlsplit(normalized)):  # as Chromium reads the URL
         if redirects == 0:
             raise _with_credentials()
@@ -284,4 +287,6 @@ def _too_many(limit: int, chain: list[str]) -> str:
 
 
 def _shown(text: str, limit: int = 200) -> str:
+    """A URL as an error quotes it: cut, its marker look-alikes sanitized (DESIGN.md §9)."""
+    text = sanitize_markers(text)
     return text if len(text) <= limit else text[:limit] + "..."

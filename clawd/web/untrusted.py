@@ -5,9 +5,13 @@ The HTTP routes, the CLI and the agent tools all wrap through here."""
 from __future__ import annotations
 
 from clawd.security.content import wrap_untrusted
+from clawd.untrusted_fields import for_agent
 
 FETCH_SOURCE = "Web Fetch"
 SEARCH_SOURCE = "Web Search"
+SEARCH_WRAPPED = dict.fromkeys(
+    ("answer", "results[].title", "results[].snippet", "citations[].title"), "web search"
+)
 
 
 def fetch_header(answer: dict, mode: str) -> str:
@@ -32,12 +36,9 @@ def wrap_fetch(answer: dict, mode: str) -> str:
 
 
 def wrapped_fetch_answer(answer: dict, mode: str) -> dict:
-    """The route's answer with its text wrapped (header first), and its title too: a title is
-    whatever the page says it is."""
-    wrapped = {**answer, "text": wrap_fetch(answer, mode)}
-    if answer.get("title"):
-        wrapped["title"] = wrap_untrusted(answer["title"], source="title")
-    return wrapped
+    """The route's answer with its text wrapped (header first) and its title too (a title is
+    whatever the page says it is); the URL, the content type and the rest sanitized."""
+    return for_agent(answer, {"text": lambda _: wrap_fetch(answer, mode), "title": "title"})
 
 
 def search_text(answer: dict) -> str:
@@ -78,19 +79,6 @@ def wrap_search(answer: dict) -> str:
 
 
 def wrapped_search_answer(answer: dict) -> dict:
-    """Every string a provider or a page wrote (answer, titles, snippets) wrapped on its own."""
-    out = dict(answer)
-    if out.get("answer"):
-        out["answer"] = wrap_untrusted(out["answer"], source="web search")
-    results = answer.get("results") or []
-    out["results"] = [_wrapped_fields(r, ("title", "snippet")) for r in results]
-    if answer.get("citations"):
-        out["citations"] = [_wrapped_fields(c, ("title",)) for c in answer["citations"]]
-    return out
-
-
-def _wrapped_fields(item: dict, names: tuple[str, ...]) -> dict:
-    return {
-        k: wrap_untrusted(v, source="web search") if k in names and v else v
-        for k, v in item.items()
-    }
+    """Every text a provider or a page wrote (answer, titles, snippets) wrapped on its own; the
+    rest (URLs, dates) sanitized."""
+    return for_agent(answer, SEARCH_WRAPPED)

@@ -8,6 +8,7 @@ import argparse
 
 from clawd.cli import output
 from clawd.cli.commands import Invocation
+from clawd.security.content import sanitize_markers
 from clawd.client.web_methods import web_fetch, web_search
 from clawd.web.render import RENDER_MODES
 from clawd.web.search import PROVIDERS
@@ -36,8 +37,10 @@ def render_fetch(result: dict, mode: str, *, wrap: bool = True) -> str:
         head.append(f"(the site answered HTTP {result['status']})")
     if result.get("note"):
         head.append(f"({result['note']})")
-    text = wrap_fetch(result, mode) if wrap else result.get("text", "")
-    return "\n".join(head + ["", text])
+    if not wrap:
+        return "\n".join(head + ["", result.get("text", "")])
+    # the title and URL are the page's words too, printed outside the wrapping
+    return "\n".join([sanitize_markers(line) for line in head] + ["", wrap_fetch(result, mode)])
 
 
 def search(inv: Invocation) -> None:

@@ -41,7 +41,7 @@ class Options:
     ref_mode: str = (
         "aria"  # refs=aria (bound to the element) or refs=role (re-found by role + name)
     )
-    wrap: bool = False
+    wrap: bool = False  # for an agent: the route wraps the answer (clawd/untrusted_fields.py)
     timeout_ms: int = 20000
 
     def resolved(self) -> Options:
@@ -151,7 +151,7 @@ def _response(tab, opts: Options, text: str, refs: dict, truncated: bool, chrome
     body = {
         "format": "ai",
         "url": tab.url,
-        "snapshot": _wrap(text) if opts.wrap else text,
+        "snapshot": text,
         "refs": {ref: _public(info) for ref, info in refs.items()},
         "stats": {
             "lines": sum(1 for line in text.split("\n") if line),
@@ -171,12 +171,6 @@ def _public(info: dict) -> dict:
     if info.get("nth"):
         out["nth"] = info["nth"]
     return out
-
-
-def _wrap(text: str) -> str:
-    from clawd.security.content import wrap_untrusted
-
-    return wrap_untrusted(text, source="snapshot")
 
 
 # -- frames ---------------------------------------------------------------------------------------
@@ -439,14 +433,7 @@ def find(tab, options: Options, pattern: str) -> dict:
         )
     except re.error as exc:
         raise errors.InvalidRequest(f"text is not a valid /regex/: {exc}") from None
-    body = {"url": tab.url, "text": pattern, "matches": matches, "count": len(matches)}
-    if options.wrap:
-        from clawd.security.content import wrap_untrusted
-
-        body["matches"] = [
-            {**m, "line": wrap_untrusted(m["line"], source="snapshot")} for m in matches
-        ]
-    return body
+    return {"url": tab.url, "text": pattern, "matches": matches, "count": len(matches)}
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,13 @@
-"""What the page did: console messages, page errors, requests, response bodies, traces."""
+"""What the page did: console messages, page errors, requests, response bodies, traces. With
+wrap=true (for an agent) the page's text is wrapped and every other string sanitized."""
 
 from __future__ import annotations
 
 from clawd.page.observe import console as page_console
 from clawd.page.observe import network, tracing
-from clawd.security.content import wrap_untrusted
 from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
+from clawd.untrusted_fields import as_asked
 
 DEFAULT_BODY_TIMEOUT_MS = 20000
 FLUSH_TIMEOUT = 2.0
@@ -25,24 +26,15 @@ def console(req: Request) -> dict:
     level = page_console.parse_level(a.get("level"))
     tab = _watched_tab(req)
     messages = page_console.messages(tab, min_level=level, clear=a.get("clear", False))
-    if a.get("wrap"):
-        messages = [{**m, "text": wrap_untrusted(m["text"], source="console")} for m in messages]
-    return tab_answer(tab, messages=messages)
+    wrapped = {"messages[].text": "console"}
+    return as_asked(tab_answer(tab, messages=messages), a.get("wrap", False), wrapped)
 
 
 def page_errors(req: Request) -> dict:
     tab = _watched_tab(req)
     found = page_console.page_errors(tab, clear=req.args.get("clear", False))
-    if req.args.get("wrap"):
-        found = [
-            {
-                **e,
-                "message": wrap_untrusted(e["message"], source="console"),
-                "stack": wrap_untrusted(e["stack"], source="console"),
-            }
-            for e in found
-        ]
-    return tab_answer(tab, errors=found)
+    wrapped = {"errors[].message": "console", "errors[].stack": "console"}
+    return as_asked(tab_answer(tab, errors=found), req.args.get("wrap", False), wrapped)
 
 
 def requests(req: Request) -> dict:
@@ -50,7 +42,8 @@ def requests(req: Request) -> dict:
     rows = network.requests(
         tab, contains=req.args.get("filter"), clear=req.args.get("clear", False)
     )
-    return tab_answer(tab, requests=rows)
+    # no free text to wrap: urls and failure texts are sanitized
+    return as_asked(tab_answer(tab, requests=rows), req.args.get("wrap", False))
 
 
 def response_body(req: Request) -> dict:
@@ -62,9 +55,8 @@ def response_body(req: Request) -> dict:
         timeout=a.get("timeoutMs", DEFAULT_BODY_TIMEOUT_MS) / 1000,
         max_chars=a.get("maxChars", network.DEFAULT_MAX_CHARS),
     )
-    if a.get("wrap") and answer.get("encoding") != "base64":
-        answer["body"] = wrap_untrusted(answer["body"], source="response body")
-    return tab_answer(tab, **answer)
+    wrapped = {} if answer.get("encoding") == "base64" else {"body": "response body"}
+    return as_asked(tab_answer(tab, **answer), a.get("wrap", False), wrapped)
 
 
 def trace_start(req: Request) -> dict:

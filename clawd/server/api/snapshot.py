@@ -9,6 +9,11 @@ from clawd.page.snapshot import build as snapshot
 from clawd.route_fields import SNAPSHOT_QUERY
 from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
+from clawd.untrusted_fields import as_asked
+
+# what wrap=true wraps; every other string of the answer (refs' names, aria nodes, the url) is
+# page-written too and has its markers sanitized
+WRAPPED = {"ai": {"snapshot": "snapshot"}, "aria": {}, "find": {"matches[].line": "snapshot"}}
 
 
 def options_from(req: Request) -> snapshot.Options:
@@ -49,11 +54,12 @@ def get_snapshot(req: Request) -> dict:
     options = options_from(req)
     tab = req.tab()
     if options.format == "aria":
-        return tab_answer(tab, **axtree.take(tab, options))
-    body = snapshot.take(tab, options)
-    if options.labels:
-        body.update(_labels(req, tab, body["refs"], timeout_ms=options.timeout_ms))
-    return tab_answer(tab, **body)
+        body, shape = axtree.take(tab, options), "aria"
+    else:
+        body, shape = snapshot.take(tab, options), "ai"
+        if options.labels:
+            body.update(_labels(req, tab, body["refs"], timeout_ms=options.timeout_ms))
+    return as_asked(tab_answer(tab, **body), options.wrap, WRAPPED[shape])
 
 
 def labelled_screenshot(req: Request, tab) -> dict:
@@ -84,4 +90,5 @@ def find(req: Request) -> dict:
         )
     options = options_from(req)
     tab = req.tab()
-    return tab_answer(tab, **snapshot.find(tab, options, text))
+    found = snapshot.find(tab, options, text)
+    return as_asked(tab_answer(tab, **found), options.wrap, WRAPPED["find"])

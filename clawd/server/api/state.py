@@ -1,16 +1,20 @@
-"""Browser state of the current page: cookies, localStorage and sessionStorage."""
+"""Browser state of the current page: cookies, localStorage and sessionStorage. With wrap=true
+(for an agent) a value is wrapped as untrusted content and names, keys and domains sanitized:
+a page writes them all."""
 
 from __future__ import annotations
 
 from clawd.page.state import storage
 from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
+from clawd.untrusted_fields import as_asked
 
 
 def cookies(req: Request) -> dict:
     tab = req.tab()
     everything = req.args.get("all", False)
-    return tab_answer(tab, all=everything, cookies=storage.cookies(tab, everything=everything))
+    answer = tab_answer(tab, all=everything, cookies=storage.cookies(tab, everything=everything))
+    return as_asked(answer, req.args.get("wrap", False), {"cookies[].value": "cookie"})
 
 
 def set_cookie(req: Request) -> dict:
@@ -26,12 +30,14 @@ def clear_cookies(req: Request) -> dict:
 
 def storage_get(req: Request) -> dict:
     kind = req.params["kind"]
-    storage.storage_name(kind)  # a bad kind is a 400 before any tab is touched
+    area = storage.storage_name(kind)  # a bad kind is a 400 before any tab is touched
     tab = req.tab()
     key = req.args.get("key")
     if key is not None:
-        return tab_answer(tab, kind=kind, key=key, value=storage.storage_get(tab, kind, key))
-    return tab_answer(tab, kind=kind, items=storage.storage_get(tab, kind))
+        answer = tab_answer(tab, kind=kind, key=key, value=storage.storage_get(tab, kind, key))
+        return as_asked(answer, req.args.get("wrap", False), {"value": area})
+    answer = tab_answer(tab, kind=kind, items=storage.storage_get(tab, kind))
+    return as_asked(answer, req.args.get("wrap", False), {"items.*": area})
 
 
 def storage_set(req: Request) -> dict:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from clawd import errors
 from clawd.page.state import navigation
 from clawd.page.state.navigation import navigate
-from clawd.security.content import wrap_untrusted
 from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
+from clawd.untrusted_fields import as_asked
 
 
 def list_tabs(req: Request) -> dict:
@@ -15,10 +15,9 @@ def list_tabs(req: Request) -> dict:
     runtime.connect_if_free()
     if not runtime.running():
         return {"ok": True, "running": False, "tabs": []}
-    tabs = _tab_dicts(runtime.browser)
-    if req.args.get("wrap"):  # a title is whatever the page says it is
-        tabs = [{**t, "title": wrap_untrusted(t["title"], source="title")} for t in tabs]
-    return {"ok": True, "running": True, "tabs": tabs}
+    answer = {"ok": True, "running": True, "tabs": _tab_dicts(runtime.browser)}
+    # a title is whatever the page says it is, a url nearly so
+    return as_asked(answer, req.args.get("wrap", False), {"tabs[].title": "title"})
 
 
 def _tab_dicts(browser) -> list[dict]:
