@@ -130,7 +130,10 @@ def launch(
     spec.user_data_dir.mkdir(parents=True, exist_ok=True)
     remove_stale_lock(spec.user_data_dir)
     stderr_path = spec.user_data_dir.parent / "chromium.log"
-    with open(stderr_path, "wb") as stderr:
+    # Chromium prints its DevTools URL (the browser's secret path) there: the owner's alone
+    fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # one an older clawd made wider
+    with open(fd, "wb") as stderr:
         proc = popen(
             build_args(spec),
             stdin=subprocess.DEVNULL,

@@ -3,6 +3,7 @@ loopback control URL does not answer. Used by cli/main.py and the long-lived `mc
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -74,7 +75,10 @@ def launch_service(inv: Invocation) -> subprocess.Popen:
     cmd += ["serve", "--host", parts.hostname or "127.0.0.1", "--port", str(parts.port or 80)]
     home = inv.config.home
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with open(home / "autostart.log", "ab") as log:
+    # the service's own lines go there (URLs the agent browsed): the owner's alone, as its log
+    fd = os.open(home / "autostart.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.fchmod(fd, 0o600)  # one an older clawd made wider
+    with open(fd, "ab") as log:
         return subprocess.Popen(
             cmd,
             stdin=subprocess.DEVNULL,

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from clawd import errors
 from clawd import log as clawd_log
+from clawd.config.loader import secret_values
 from clawd.config.model import Config
 from clawd.lifecycle.notify import monotonic_usec
 from clawd.server.service import Service, with_allowed_hosts
@@ -83,6 +84,7 @@ class ConfigReload:
         for key in restart_only_changes(old, new):
             log.warning("SIGHUP: %s changed; that takes effect after a restart", key)
         kept = _keep_restart_only(old, new)
+        clawd_log.register_secret(*secret_values(kept))  # new API keys are masked from now on
         service.config = kept
         service.profiles.replace_configured(dict(kept.browser.profiles))
         self._apply_profiles(dict(old.browser.profiles), dict(kept.browser.profiles))

@@ -8,8 +8,10 @@ import logging
 import threading
 
 from clawd import errors
+from clawd import log as clawd_log
 from clawd.browser.profiles import ProfileRegistry
 from clawd.browser.runtime import BrowserRuntime
+from clawd.config.loader import secret_values
 from clawd.config.model import Config, RelayConfig, StateLayout
 from clawd.page.hooks import tab_hooks
 from clawd.page.observe.interception import NavigationGuard
@@ -38,6 +40,8 @@ class Service:
         self.auth = authenticator_for(
             config.server.auth.token, config.server.auth.password, self.layout.auth_token
         )
+        # the generated token lives in a file, not the config: neither is ever written to a log
+        clawd_log.register_secret(self.auth.token, self.auth.password, *secret_values(config))
         self.relay = start_relay(config.relay, self.auth.token)
         self.profiles = ProfileRegistry(config.browser, self.layout, relay=self.relay is not None)
         self.request_guard = RequestGuard([config.server.host])

@@ -91,7 +91,9 @@ def test_autostart_starts_a_detached_service_that_answers_and_outlives_the_comma
     assert [p.pid for p in setup.services()] == [service.pid]
     service.send_signal(signal.SIGTERM)
     service.wait(12)  # not our child: its status is not ours to read
-    assert "clawd stopped in" in (setup.config.home / "autostart.log").read_text()
+    log = setup.config.home / "autostart.log"
+    assert "clawd stopped in" in log.read_text()
+    assert log.stat().st_mode & 0o777 == 0o600  # the service's lines: the URLs it browsed
 
 
 def test_cli_autostart_true_in_the_config_starts_the_service_too(tmp_path):

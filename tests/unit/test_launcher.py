@@ -8,6 +8,7 @@ import json
 import os
 import pathlib
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -261,6 +262,17 @@ def test_launch_creates_the_profile_dir_and_starts_chromium_in_its_own_session(t
     )
     assert process.stderr_path == s.user_data_dir.parent / "chromium.log"
     assert process.pid == DEAD_PID and process.alive()
+
+
+def test_chromiums_log_is_the_owners_alone_even_when_an_older_one_was_wider(tmp_path):
+    """Chromium prints its DevTools URL, the browser's secret path, into chromium.log."""
+    s = spec(tmp_path, port=free_port())
+    older = s.user_data_dir.parent / "chromium.log"
+    older.parent.mkdir(parents=True, exist_ok=True)
+    older.write_text("old")
+    older.chmod(0o644)
+    process = launcher.launch(s, popen=FakePopen())
+    assert stat.S_IMODE(process.stderr_path.stat().st_mode) == 0o600
 
 
 def test_launch_removes_a_stale_lock_first(tmp_path):

@@ -190,3 +190,26 @@ def test_an_existing_log_file_readable_by_others_is_made_0600(tmp_path, restore_
     clawd_log.configure("info", str(path))
     assert _mode(path) == 0o600
     assert path.read_text().startswith("an older clawd's lines\n")  # appended to, not truncated
+
+
+def test_the_service_registers_its_generated_token_and_the_configurations_secrets(
+    restore_logging, tmp_path
+):
+    """The token generated into $CLAWD_HOME/auth-token is in no config: the service itself has
+    to tell the log what to mask, in whatever shape a line carries it."""
+    from tests.support.browser import service_config
+    from tests.support.service import RunningService
+
+    key = "brave-" + secrets.token_hex(10)
+    config = service_config(
+        tmp_path / "home", extra={"web": {"search": {"brave": {"apiKey": key}}}}
+    )
+    running = RunningService(config)
+    try:
+        token = running.service.auth.token
+        out = io.StringIO()
+        clawd_log.configure("info", None, env={}, stream=out)
+        logging.getLogger("clawd.test").info("shapes no pattern knows: %s|%s", token, key)
+        assert token and _leaks(out.getvalue(), token, key) == []
+    finally:
+        running.close()
