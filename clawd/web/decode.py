@@ -1,11 +1,18 @@
 """What a fetched body is and how to read it as text: its kind (html, markdown, json, text or
 binary) from the Content-Type header or, without one, from the bytes; its characters by the
-header's charset, then the document's own <meta charset>, then detection."""
+header's charset, then the document's own <meta charset>, then detection. A charset is one of
+the WHATWG Encoding Standard's labels (webencodings), never any Python codec a page names."""
 
 from __future__ import annotations
 
 import codecs
+import functools
 import re
+
+import webencodings
+from webencodings.labels import LABELS
+
+from clawd.web.watchdog import Deadline
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
@@ -24,28 +31,31 @@ TEXT_APPLICATION_TYPES = frozenset(
 )
 SNIFF_BYTES = 4096
 
+# linear: a tag's search for `charset` stops at the next `<`, so a run of `<meta` is scanned once,
+# not once from each of them
 _META_CHARSET = re.compile(
-    rb"""<meta[^>]{0,512}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]{1,40})""", re.IGNORECASE
+    rb"""<meta(?:[^<>c]|c(?!harset))*+charset\s*+=\s*+["']?\s*+([A-Za-z0-9_.:\-]{1,40})""",
+    re.IGNORECASE,
 )
+# possessive (*+): a run of k comments is read one way (each ends at its first `-->`, as in HTML),
+# not in each of its 2**k groupings when what follows is not an HTML tag
 _HTML_START = re.compile(
-    rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body|meta|title|div|p)\b",
+    rb"^\s*+(?:<!--.*?-->\s*+)*+<(!doctype\s+html|html|head|body|meta|title|div|p)\b",
     re.IGNORECASE | re.DOTALL,
 )
-# WHATWG Encoding: these labels mean windows-1252 on the web, whatever Python's codecs say
-_WEB_ALIASES = {
-    "iso-8859-1": "cp1252",
-    "latin1": "cp1252",
-    "latin-1": "cp1252",
-    "us-ascii": "cp1252",
-    "ascii": "cp1252",
-    "iso8859-1": "cp1252",
-    "x-user-defined": "cp1252",
-}
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8-sig"),
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
+DECODE_CHUNK = 65536  # bytes decoded between two looks at the fetch's deadline
+DETECT_BYTES = 65536
+REPLACEMENT = "replacement"  # WHATWG: iso-2022-kr, hz-gb-2312...: a page in it reads as one U+FFFD
+# WHATWG decodes gbk with gb18030's decoder (a superset); webencodings hands out Python's gbk
+_CODEC_OF = {"gbk": "gb18030"}
+# the <meta> prescan reads these as others (HTML: "prescan a byte stream"): a document that says
+# it is UTF-16 in its own ASCII bytes is not
+_META_READS_AS = {"utf-16le": "utf-8", "utf-16be": "utf-8", "x-user-defined": "windows-1252"}
 
 
 def media_type(content_type: str | None) -> str:
@@ -106,23 +116,54 @@ def _decodes(head: bytes) -> bool:
     return True
 
 
-def decode(body: bytes, content_type: str | None, kind: str) -> tuple[str, str]:
-    """(text, encoding used). Never raises: bad bytes become U+FFFD."""
-    encoding = _encoding_for(body, content_type, kind)
-    return body.decode(encoding, errors="replace"), encoding
+def decode(
+    body: bytes, content_type: str | None, kind: str, *, deadline: Deadline | None = None
+) -> tuple[str, str]:
+    """(text, the codec used). Bad bytes become U+FFFD; only a passed `deadline` (the fetch's)
+    raises, between two chunks, so no charset holds the service past the fetch's time."""
+    codec = _codec_for(body, content_type, kind, deadline)
+    if codec.name == REPLACEMENT:
+        return ("\ufffd" if body else ""), codec.name
+    return _decoded(body, codec, deadline), codec.name
 
 
-def _encoding_for(body: bytes, content_type: str | None, kind: str) -> str:
+def _decoded(body: bytes, codec: codecs.CodecInfo, deadline: Deadline | None) -> str:
+    decoder = codec.incrementaldecoder(errors="replace")
+    parts = []
+    for start in range(0, len(body), DECODE_CHUNK):
+        if deadline is not None:
+            deadline.check()
+        parts.append(decoder.decode(body[start : start + DECODE_CHUNK]))
+    parts.append(decoder.decode(b"", final=True))
+    return "".join(parts)
+
+
+def _codec_for(body, content_type, kind, deadline) -> codecs.CodecInfo:
     for bom, name in _BOMS:
         if body.startswith(bom):
-            return name  # a byte order mark wins over every label (WHATWG)
-    for label in (header_charset(content_type), _meta_charset(body) if kind == "html" else None):
-        known = _known(label)
-        if known:
-            return known
-    if kind == "json" or _decodes(body[:65536]):
-        return "utf-8"
+            return codecs.lookup(name)  # a byte order mark wins over every label (WHATWG)
+    known = web_encoding(header_charset(content_type))
+    if known is None and kind == "html":
+        known = web_encoding(_meta_charset(body), _META_READS_AS)
+    if known is not None:
+        return known
+    if kind == "json" or _decodes(body[:DETECT_BYTES]):
+        return codecs.lookup("utf-8")
+    if deadline is not None:
+        deadline.check()
     return _detected(body)
+
+
+def web_encoding(label: str | None, reads_as: dict | None = None) -> codecs.CodecInfo | None:
+    """The codec of a WHATWG Encoding Standard label (`latin1` is windows-1252, `gb2312` is
+    gb18030's decoder); None for any other label (`foo`, and Python's `punycode`, `rot13`...)."""
+    found = webencodings.lookup(label) if label else None
+    if found is None:
+        return None
+    name = (reads_as or {}).get(found.name, found.name)
+    if name in _CODEC_OF:
+        return codecs.lookup(_CODEC_OF[name])
+    return found.codec_info if name == found.name else webencodings.lookup(name).codec_info
 
 
 def _meta_charset(body: bytes) -> str | None:
@@ -130,22 +171,16 @@ def _meta_charset(body: bytes) -> str | None:
     return found.group(1).decode("ascii", "ignore") if found else None
 
 
-def _known(label: str | None) -> str | None:
-    """The codec for a charset label, or None for a label that names none (`charset=foo`)."""
-    if not label:
-        return None
-    label = label.strip().lower()
-    label = _WEB_ALIASES.get(label, label)
-    try:
-        name = codecs.lookup(label).name
-    except LookupError:
-        return None
-    # utf-16 labels on a body without a BOM: browsers read such pages as UTF-8 (WHATWG)
-    return "utf-8" if name.startswith("utf-16") else label
+@functools.cache
+def _detectable() -> tuple[str, ...]:
+    """The codecs detection may answer: those of WHATWG encodings (not x-user-defined, whose
+    bytes are anything, nor the replacement encoding, which is no reading at all)."""
+    names = set(LABELS.values()) - {REPLACEMENT, "x-user-defined"}
+    return tuple(sorted({web_encoding(name).name for name in names}))
 
 
-def _detected(body: bytes) -> str:
+def _detected(body: bytes) -> codecs.CodecInfo:
     from charset_normalizer import from_bytes  # ships with requests; only for unlabelled bytes
 
-    best = from_bytes(body[:65536]).best()
-    return best.encoding if best is not None else "utf-8"
+    best = from_bytes(body[:DETECT_BYTES], cp_isolation=_detectable()).best()
+    return codecs.lookup(best.encoding if best is not None else "utf-8")

@@ -6,7 +6,7 @@ time limit for all of it. What the bytes say is extract.py's business."""
 from __future__ import annotations
 
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import requests
 
@@ -37,9 +37,11 @@ class Fetched:
     truncated: bool
     headers: dict
     redirects: int
+    # the whole fetch's: decoding hostile bytes is bounded by it too
+    deadline: Deadline | None = field(default=None, compare=False, repr=False)
 
     def text(self) -> str:
-        return decode.decode(self.body, self.content_type, self.kind)[0]
+        return decode.decode(self.body, self.content_type, self.kind, deadline=self.deadline)[0]
 
 
 class _OnceResolver:
@@ -161,6 +163,7 @@ class PageFetcher:
             truncated,
             dict(response.headers),
             redirects,
+            deadline,
         )
 
 

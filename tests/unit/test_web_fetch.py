@@ -4,6 +4,7 @@ on 127.0.0.1; other names go through a stub resolver; nothing leaves the machine
 
 from __future__ import annotations
 
+import dataclasses
 import http.server
 import pathlib
 import ssl
@@ -13,6 +14,7 @@ import time
 import pytest
 
 from clawd import errors
+from clawd.web.watchdog import Deadline
 from tests.support.servers import QuietServer
 from tests.support.site import answer
 from tests.support.webtier import MappingConnector, StubDns, tier
@@ -239,6 +241,18 @@ def test_a_body_over_the_byte_limit_is_truncated_not_an_error(site):
     site.route("/web/dyn/big.txt", lambda h: answer(h, 200, "x" * 5000, "text/plain"))
     result = tier({"fetch": {"maxResponseBytes": 1024}}).reader.read(site.url("/web/dyn/big.txt"))
     assert result["truncated"] is True and result["text"] == "x" * 1024
+
+
+def test_decoding_the_body_is_bounded_by_the_fetchs_own_deadline(site):
+    """Hostile bytes under a slow codec must not hold the service past web.fetch.timeoutSeconds:
+    the body is decoded against the deadline the fetch ran under."""
+    body = "\u00e9t\u00e9 ".encode("latin-1") * 1000
+    site.route("/web/dyn/latin.txt", lambda h: answer(h, 200, body, "text/plain; charset=latin1"))
+    fetched = tier().reader.fetcher.get(site.url("/web/dyn/latin.txt"))
+    assert fetched.deadline is not None and fetched.text() == "\u00e9t\u00e9 " * 1000
+    late = dataclasses.replace(fetched, deadline=Deadline(0))
+    with pytest.raises(errors.WebTimeout):
+        late.text()
 
 
 def test_a_body_of_exactly_the_byte_limit_is_not_truncated(site):
