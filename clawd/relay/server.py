@@ -4,7 +4,10 @@
 
 websockets (its sync, thread-based server) rather than the stdlib: http.server has no websocket
 support, and a hand-made one would need the handshake, fragmentation, ping/pong, close codes and
-size limits that websockets has, kept and tested."""
+size limits that websockets has, kept and tested.
+
+Until a connection proves itself (the extension's hello, the DevTools path's secret) it may send
+no message over HELLO_MAX_SIZE, and at most MAX_UNPROVEN such connections are open at once."""
 
 from __future__ import annotations
 
@@ -15,9 +18,10 @@ import secrets
 import threading
 
 from websockets.exceptions import ConnectionClosed, ConnectionClosedError
-from websockets.sync.server import serve
+from websockets.sync.server import ServerConnection, serve
 
 from clawd import errors
+from clawd import log as clawd_log
 from clawd.relay import package
 from clawd.relay.devtools import DevToolsClient
 from clawd.relay.link import ExtensionLink, SharedTab, check_hello, parse, parse_tab
@@ -26,6 +30,9 @@ log = logging.getLogger("clawd.relay")
 
 HELLO_TIMEOUT = 5.0
 MAX_MESSAGE = 256 * 2**20  # a full-page screenshot of a long page is tens of MB of base64
+# a hello is a token, a version, a user agent and the shared tabs' URLs and titles: a few KiB
+HELLO_MAX_SIZE = 64 * 2**10
+MAX_UNPROVEN = 8  # the extension and clawd's DevTools client need one each, while they connect
 CLOSE_TIMEOUT = 2.0
 POLICY_VIOLATION = 1008
 TOO_BIG = 1009
@@ -41,6 +48,8 @@ class RelayServer:
         max_message: int = MAX_MESSAGE,
         extension_origin: str | None = None,
         hello_timeout: float = HELLO_TIMEOUT,
+        hello_max_size: int = HELLO_MAX_SIZE,
+        max_unproven: int = MAX_UNPROVEN,
     ):
         if not token:
             raise errors.ConfigError(
@@ -50,20 +59,25 @@ class RelayServer:
         self.origin = extension_origin or package.origin()
         self.hello_timeout = hello_timeout
         self.max_message = max_message
+        self.max_unproven = max_unproven
         self.secret = secrets.token_hex(16)  # the DevTools websocket's path, told to token holders
+        clawd_log.register_secret(self.secret, token)  # in whatever shape a log line has it
         self._lock = threading.Lock()
         self._tabs: dict[int, SharedTab] = {}
         self._link: ExtensionLink | None = None
         self._client: DevToolsClient | None = None
+        self._unproven: set[threading.Thread] = set()  # each connection has a thread of its own
+        self._refusing = False
         try:
             self._server = serve(
                 self._serve,
                 "127.0.0.1",
                 port,
                 process_request=self._check_request,
-                # over max_message a message is dropped (and logged) but the connection kept;
-                # websockets fails the connection only past four times that
-                max_size=4 * max_message,
+                create_connection=self._admitted,
+                # the limit until a connection proves itself: websockets fails a frame whose
+                # header announces more (1009) before reading its payload; _proven() raises it
+                max_size=hello_max_size,
                 compression=None,
                 close_timeout=CLOSE_TIMEOUT,  # a peer that never ends the close holds a thread
                 logger=logging.getLogger("clawd.relay.websockets"),
@@ -156,6 +170,7 @@ class RelayServer:
         if origin is not None:
             return self._refuse(connection, f"Origin {origin!r} may not use the DevTools endpoint")
         if path == f"/devtools/browser/{self.secret}":
+            self._proven(connection)  # only token holders are told the secret
             return None
         if path in ("/json/version", "/json/version/", "/json", "/json/list", "/json/list/"):
             return self._json(connection, request, path)
@@ -200,6 +215,41 @@ class RelayServer:
                 log.warning("relay: connection closed abnormally: %s", exc)
         except ConnectionClosed:
             pass
+        finally:
+            self._settled()
+
+    # -- connections that have not proven themselves yet -----------------------------------------
+    def _admitted(self, *args, **kwargs) -> ServerConnection:
+        """websockets' connection factory, run on the new connection's own thread as soon as it is
+        accepted: past max_unproven connections not yet proven, refused (its socket closed)."""
+        me = threading.current_thread()
+        with self._lock:
+            self._unproven = {t for t in self._unproven if t.is_alive()}
+            admitted = len(self._unproven) < self.max_unproven
+            if admitted:
+                self._unproven.add(me)
+            warn, self._refusing = not admitted and not self._refusing, not admitted
+        if warn:  # once a flood, not once a connection
+            log.warning(
+                "relay: refusing connections: %d have not proven the token yet",
+                self.max_unproven,
+            )
+        if not admitted:
+            raise ConnectionRefusedError("too many relay connections have not proven the token")
+        return ServerConnection(*args, **kwargs)
+
+    def _proven(self, ws) -> None:
+        """The connection holds the token (or the secret only token holders get): it no longer
+        counts against max_unproven, and may send messages of the full size."""
+        # websockets reads this as each frame begins (serve()'s max_size is one for all). Over
+        # max_message a message is dropped (and logged) but the connection kept; websockets fails
+        # the connection only past four times that
+        ws.protocol.max_message_size = 4 * self.max_message
+        self._settled()
+
+    def _settled(self) -> None:
+        with self._lock:
+            self._unproven.discard(threading.current_thread())
 
     # -- the extension ----------------------------------------------------------------------------
     def _serve_extension(self, ws) -> None:
@@ -214,6 +264,7 @@ class RelayServer:
             log.warning("relay: refused an extension connection: no hello with the right token")
             ws.close(POLICY_VIOLATION, "unauthorized")
             return
+        self._proven(ws)  # before the welcome: the extension sends nothing else until then
         link = ExtensionLink(ws, hello)
         self._adopt(link, hello.get("tabs"))
         link.send({"type": "welcome"})
