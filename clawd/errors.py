@@ -339,6 +339,13 @@ class StorageUnavailable(Conflict):
     code = "STORAGE_UNAVAILABLE"
 
 
+class WebRenderUnavailable(Conflict):
+    """web_fetch's render reads pages only in a browser clawd launched here, behind its DNS-pinning
+    proxy: a remote, extension, sandbox or attach-only profile cannot render (web/render.py)."""
+
+    code = "WEB_RENDER_UNAVAILABLE"
+
+
 class DialogNotFound(NotFound):
     code = "DIALOG_NOT_FOUND"
 

@@ -1,5 +1,6 @@
-"""Strict mode's DNS pinning: a forward proxy on loopback that a managed Chromium must use.
-Each request's host is resolved once, every address judged by the navigation policy, and the
+"""DNS pinning for the browser: a forward proxy on loopback that a managed Chromium must use (strict
+mode's, for the whole browser; web_fetch's render, one for each render's browser context). Each
+request's host is resolved once, every address judged by the navigation policy, and the
 connection made to an address that was judged, so a name that answers differently the second
 time (DNS rebinding) never reaches a private address. Chromium itself resolves nothing."""
 
@@ -11,6 +12,7 @@ import socket
 import socketserver
 import threading
 import urllib.parse
+from collections.abc import Callable
 
 from clawd import errors
 from clawd import log as clawd_log
@@ -21,15 +23,30 @@ HEAD_LIMIT = 64 * 1024
 CONNECT_TIMEOUT = 10.0
 IDLE_TIMEOUT = 120.0
 HOP_HEADERS = {"proxy-connection", "proxy-authorization", "connection", "keep-alive"}
+CONNECTION_THREAD = "pinning-proxy-connection"  # the name of each connection's thread
+# Chromium sends localhost, loopback and link-local addresses around any proxy unless told
+# otherwise: <-loopback> takes those implicit rules away, so they are judged like any other
+NO_BYPASS = "<-loopback>"
+
+# what a refusal was: (the request's method, its target as the browser wrote it, the error)
+Refused = Callable[[str, str, Exception], None]
 
 
 class PinningProxy(socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, policy, host: str = "127.0.0.1", port: int = 0):
+    def __init__(
+        self,
+        policy,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        on_refused: Refused | None = None,
+    ):
         self.policy = policy
         self.blocked = 0
+        self.on_refused = on_refused  # told of every request the proxy did not carry, and why
         super().__init__((host, port), _ProxyHandler)
         self._thread = threading.Thread(
             target=self.serve_forever,
@@ -51,12 +68,25 @@ class PinningProxy(socketserver.ThreadingTCPServer):
         return self
 
     def stop(self) -> None:
-        self.shutdown()
+        if self._thread.is_alive():  # shutdown() of a loop that never ran would wait forever
+            self.shutdown()
         self.server_close()
 
+    def stop_soon(self) -> None:
+        """stop() off the caller's path: shutting down waits for the accept loop's next poll (up
+        to 0.2 s), which nobody needs to wait for once no browser uses the proxy any more."""
+        threading.Thread(target=self.stop, name="pinning-proxy-stop", daemon=True).start()
+
     def chromium_args(self) -> list[str]:
-        # <-loopback>: loopback is not exempt either; it is judged like any other address
-        return [f"--proxy-server={self.url}", "--proxy-bypass-list=<-loopback>"]
+        return [f"--proxy-server={self.url}", f"--proxy-bypass-list={NO_BYPASS}"]
+
+    def context_params(self) -> dict:
+        """Target.createBrowserContext's proxy settings: that context's requests all come here."""
+        return {"proxyServer": self.url, "proxyBypassList": NO_BYPASS}
+
+    def refused(self, method: str, target: str, exc: Exception) -> None:
+        if self.on_refused is not None:
+            self.on_refused(method, target, exc)
 
     def connect(self, host: str, port: int) -> socket.socket:
         """Resolve once, judge every address, connect to a judged one. Raises the policy's error."""
@@ -71,6 +101,9 @@ class PinningProxy(socketserver.ThreadingTCPServer):
 
 
 class _ProxyHandler(socketserver.BaseRequestHandler):
+    def setup(self) -> None:
+        threading.current_thread().name = CONNECTION_THREAD  # says whose thread in a dump
+
     def handle(self) -> None:
         client = self.request
         client.settimeout(IDLE_TIMEOUT)
@@ -89,12 +122,15 @@ class _ProxyHandler(socketserver.BaseRequestHandler):
                 self._forward(client, method, target, version, header_block, rest)
         except (errors.NavigationBlocked, errors.InvalidRequest) as exc:
             self.server.blocked += 1
-            log.warning("strict mode blocked %s %s: %s", method, _shown(target), exc.message)
+            log.warning("pinning proxy blocked %s %s: %s", method, _shown(target), exc.message)
+            self.server.refused(method, target, exc)
             _answer(client, 403, "blocked by clawd's navigation policy")
-        except errors.HostUnresolved:
+        except errors.HostUnresolved as exc:
+            self.server.refused(method, target, exc)
             _answer(client, 502, "host does not resolve")
         except (ConnectionError, OSError) as exc:
             log.info("proxy: %s %s failed: %s", method, _shown(target), exc)
+            self.server.refused(method, target, exc)
             _answer(client, 502, "upstream unreachable")
 
     def _tunnel(self, client: socket.socket, target: str, rest: bytes) -> None:

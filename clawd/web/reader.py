@@ -63,8 +63,8 @@ class WebReader:
         render: str = "auto",
         browser: BrowserReader | None = None,
     ) -> dict:
-        """`browser` is None when the service has no browser to render with (browser.enabled:
-        false): render auto then keeps the static text, render always is refused."""
+        """`browser` is None when there is no browser to render with (the caller says why to a
+        render always): render auto then keeps the static text."""
         started = self._clock()
         if not self.config.enabled:
             raise errors.WebFetchDisabled("web_fetch is disabled (web.fetch.enabled: false)")
@@ -72,7 +72,9 @@ class WebReader:
         _check_choice("render", render, RENDER_MODES)
         url = self.fetcher.check_url(url)
         limit = max_chars or self.config.max_chars
-        key = (url, mode, limit, render)
+        # a rendered answer is kept apart by whose browser read it: no render reads a profile's
+        # cookies (render.py), but nothing of one profile's must ever answer another
+        key = (url, mode, limit, render, _scope(browser))
         answer = self.cache.get(key)
         cached = answer is not None
         if answer is None:
@@ -166,11 +168,14 @@ def _thin(page: Page, kind: str, body: str) -> bool:
 
 def _required(browser: BrowserReader | None) -> BrowserReader:
     if browser is None:
-        raise errors.BrowserDisabled(
-            "render always needs the browser, and this service has "
-            "none to render with (browser.enabled: false)"
-        )
+        raise errors.BrowserDisabled("render always needs a browser, and none was given to it")
     return browser
+
+
+def _scope(browser: BrowserReader | None) -> str | None:
+    """Whose browser renders (BrowserReader.scope: the profile); None for none, or for a reader
+    that belongs to no profile."""
+    return getattr(browser, "scope", None)
 
 
 def _check_choice(field: str, value: str, choices: tuple[str, ...]) -> None:

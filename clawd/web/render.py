@@ -1,24 +1,31 @@
 """render: reading a page through the managed browser when its static HTML holds almost no text
-(a single-page app builds it with scripts). A throwaway tab, strict for its whole life (every
-request it makes is judged, not only documents), closed afterwards. The browser, the navigate
-function and the policy are handed in by the caller: web/ does not reach into server/."""
+(a single-page app builds it with scripts). The page is read in a browser context of its own: no
+cookie, storage or cache of the profile's, every connection through a DNS-pinning proxy that
+judges it by the render's policy (Chromium resolves no name itself), in a tab strict for its
+whole life (every request judged, not only documents). Context, tab and proxy are thrown away
+afterwards. The browser, the navigate function, the policy and the proxy are handed in by the
+caller: web/ does not reach into server/."""
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from clawd import errors
 from clawd.deadline import left_or_raise
+from clawd.security.proxy import PinningProxy
 
 log = logging.getLogger("clawd.web")
 
 RENDER_MODES = ("auto", "never", "always")  # web_fetch's render: when a page is rendered
 LATE = "the page did not finish rendering within web.fetch.timeoutSeconds"
+CLOSE_TIMEOUT = 5.0  # disposing of the context and its tab
 SETTLE_MAX_S = 3.0  # how long a page may keep building itself after its load event
 QUIET_MS = 300  # no DOM change for this long: the page is done building
 STRICT_FETCH = {
@@ -56,28 +63,140 @@ class Rendered:
 
 
 class BrowserReader:
-    """`browser()` gives the (started) managed browser: new_tab(), close_tab(tab), use(tab),
-    last_used; `navigate(tab, url, policy=, timeout=)` loads a URL and waits for its load."""
+    """`browser()` gives the (started) managed browser: root, new targets via wait_for_tab(),
+    use(tab), close_tab(tab), last_used, window_per_tab; `navigate(tab, url, policy=, timeout=)`
+    loads a URL and waits for its load; `pinning()` makes the (unstarted) proxy a render's
+    connections go through. `scope` says whose browser it is (the profile): the answer cache
+    keeps rendered answers apart by it."""
 
-    def __init__(self, browser: Callable[[], Any], navigate: Callable[..., Any], policy: Any):
+    def __init__(
+        self,
+        browser: Callable[[], Any],
+        navigate: Callable[..., Any],
+        policy: Any,
+        *,
+        pinning: Callable[[], PinningProxy],
+        scope: str = "",
+    ):
         self._browser = browser
         self._navigate = navigate
         self.policy = policy
+        self._pinning = pinning
+        self.scope = scope
 
     def read(self, url: str, timeout: float) -> Rendered:
         deadline = time.monotonic() + timeout
-        self.policy.check(url)  # refused before a tab exists
-        browser = self._browser()
-        previous = browser.last_used
-        tab = browser.new_tab()
+        self.policy.check(url)  # refused before a context exists
+        place = ThrowawayContext(self._browser(), self._pinning())
         try:
+            tab = place.open(deadline)
             tab.session.call("Fetch.enable", STRICT_FETCH, timeout=_left(deadline))
-            self._navigate(tab, url, policy=self.policy, timeout=_left(deadline))
+            loaded = self._load(place, tab, url, deadline)
+            place.raise_refusal(loaded)  # the proxy's own answer is no page of the site's
             _settle(tab, deadline)
-            return _read(tab, deadline)
+            page = _read(tab, deadline)
+            place.raise_refusal(page.url)  # a script went on to a page the proxy refused
+            return page
         finally:
-            browser.close_tab(tab)
-            _give_back(browser, previous)
+            place.close()
+
+    def _load(self, place: ThrowawayContext, tab: Any, url: str, deadline: float) -> str:
+        """The URL the tab ended on; a failed load whose requests the proxy refused is that
+        refusal (a CONNECT it refused fails the navigation as a tunnel error)."""
+        try:
+            state = self._navigate(tab, url, policy=self.policy, timeout=_left(deadline))
+        except errors.NavigationFailed:
+            place.raise_refusal(None)
+            raise
+        return (state or {}).get("url") or url
+
+
+class ThrowawayContext:
+    """A browser context of its own behind a pinning proxy, and one tab in it; close() disposes
+    of both, stops the proxy and gives the agent back the tab it used before."""
+
+    def __init__(self, browser: Any, proxy: PinningProxy):
+        self.browser = browser
+        self.proxy = proxy
+        self.context_id: str | None = None
+        self.tab: Any = None
+        self._previous = browser.last_used
+        self._refused: list[tuple[str, str, Exception]] = []
+        self._lock = threading.Lock()
+        proxy.on_refused = self._note
+
+    def open(self, deadline: float) -> Any:
+        self.proxy.start()
+        root = self.browser.root
+        params = {**self.proxy.context_params(), "disposeOnDetach": True}
+        made = root.call("Target.createBrowserContext", params, timeout=_left(deadline))
+        self.context_id = made["browserContextId"]
+        # a page read is never a file saved: whatever the browser's default for a new context
+        root.call(
+            "Browser.setDownloadBehavior",
+            {"behavior": "deny", "browserContextId": self.context_id},
+            timeout=_left(deadline),
+        )
+        target = root.call(
+            "Target.createTarget",
+            {
+                "url": "about:blank",
+                "browserContextId": self.context_id,
+                "newWindow": bool(self.browser.window_per_tab),
+            },
+            timeout=_left(deadline),
+        )["targetId"]
+        self.tab = self.browser.use(self.browser.wait_for_tab(target, _left(deadline)))
+        return self.tab
+
+    def _note(self, method: str, target: str, exc: Exception) -> None:
+        with self._lock:
+            self._refused.append((method, target, exc))
+
+    def raise_refusal(self, document: str | None) -> None:
+        """Raise what the proxy refused of the page at `document` (None: of whatever it was
+        asked, for a load that failed); nothing when it refused none of it."""
+        with self._lock:
+            refused = list(self._refused)
+        for method, target, exc in refused:
+            if document is None or _same_document(target, document):
+                raise _refusal(method, target, exc)
+
+    def close(self) -> None:
+        try:
+            self._dispose()
+        finally:
+            self.proxy.stop_soon()  # the context is gone: nothing connects to it any more
+            _give_back(self.browser, self._previous)
+
+    def _dispose(self) -> None:
+        """The context goes with its tab; a tab still open after that is closed on its own."""
+        try:
+            if self.context_id is not None:
+                self.browser.root.call(
+                    "Target.disposeBrowserContext",
+                    {"browserContextId": self.context_id},
+                    timeout=CLOSE_TIMEOUT,
+                )
+            if self.tab is not None and not self.tab.closed.wait(CLOSE_TIMEOUT):
+                self.browser.close_tab(self.tab)
+        except errors.ClawdError as exc:  # the browser went away: its contexts went with it
+            log.info("disposing of render context %s failed: %s", self.context_id, exc)
+
+
+def _same_document(target: str, document: str) -> bool:
+    """A forwarded request's target is the absolute URL the page was asked at (no fragment)."""
+    return target == urllib.parse.urldefrag(document).url
+
+
+def _refusal(method: str, target: str, exc: Exception) -> errors.ClawdError:
+    if isinstance(exc, errors.NavigationBlocked | errors.HostUnresolved):
+        return type(exc)(f"the browser's request for {target} was refused: {exc.message}")
+    if isinstance(exc, errors.ClawdError):
+        return errors.WebFetchFailed(
+            f"the browser's {method} {target} was refused: {exc.message}", stage="render"
+        )
+    return errors.WebFetchFailed(f"the browser could not reach {target}", stage="connect")
 
 
 def _left(deadline: float) -> float:

@@ -1,13 +1,15 @@
 """One service's web tier, built from its configuration: the reader (web_fetch), the search
-(web_search), the navigation policy fetches are judged by (web.ssrfPolicy, each key null taking
-browser.ssrfPolicy's) and the tool policy. Built again when the configuration changes."""
+(web_search), the navigation policy fetches and renders are judged by (web.ssrfPolicy, each key
+null taking browser.ssrfPolicy's), the pinning proxy a render goes through, and the tool policy.
+Built again when the configuration changes."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from clawd.config.model import Config
-from clawd.security.ssrf import NavigationPolicy, Resolver, system_resolver
+from clawd.security.proxy import PinningProxy
+from clawd.security.ssrf import CachedResolver, NavigationPolicy, Resolver, system_resolver
 from clawd.security.tools import ToolPolicy
 from clawd.web.fetch import PageFetcher
 from clawd.web.firecrawl import Firecrawl
@@ -42,6 +44,14 @@ class WebTier:
     def navigation_policy(self) -> NavigationPolicy:
         """The policy a rendered page's navigation is judged by: the fetch's own."""
         return NavigationPolicy(self.ssrf_policy, resolver=self._resolver)
+
+    def pinning_proxy(self) -> PinningProxy:
+        """A proxy (not started) for one render's browser context: the same policy, with a cache
+        of DNS answers as long-lived as the render, so a page's many requests to one host wait
+        on DNS once (each connection still goes to an address that was judged)."""
+        return PinningProxy(
+            NavigationPolicy(self.ssrf_policy, resolver=CachedResolver(self._resolver))
+        )
 
 
 def settings_of(config: Config) -> tuple:
