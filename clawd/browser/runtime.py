@@ -272,7 +272,12 @@ class BrowserRuntime:
             )
         user_data = self.user_data_dir
         user_data.mkdir(parents=True, exist_ok=True, mode=0o700)
-        decorate.decorate(user_data, self.profile.name, self.profile.color or self.config.color)
+        decorate.decorate(
+            user_data,
+            self.profile.name,
+            self.profile.color or self.config.color,
+            proxied_udp_only=self.config.ssrf_policy.strict,  # every request judged: WebRTC too
+        )
         spec = launcher.LaunchSpec(
             self.executable,
             self.profile.cdp_port,

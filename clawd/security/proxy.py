@@ -78,6 +78,8 @@ class PinningProxy(socketserver.ThreadingTCPServer):
         threading.Thread(target=self.stop, name="pinning-proxy-stop", daemon=True).start()
 
     def chromium_args(self) -> list[str]:
+        """A browser all of whose traffic comes here (WebRTC's UDP, which passes any HTTP proxy
+        by, is kept to the proxy by a profile preference: browser/decorate.py)."""
         return [f"--proxy-server={self.url}", f"--proxy-bypass-list={NO_BYPASS}"]
 
     def context_params(self) -> dict:

@@ -4,6 +4,7 @@ it loads only if Chromium connects where clawd resolved, never resolving the nam
 
 from __future__ import annotations
 
+import socket
 import time
 
 import pytest
@@ -91,3 +92,54 @@ def test_without_strict_subresources_are_not_policed(client, site):
     _wait_hit(site, "?allowed-lax")
     _wait_hit(site, "?img-lax")
     assert "?frame-lax" not in " ".join(site.hits)  # documents are policed in every mode
+
+
+# A STUN request to a UDP port of our own: ICE gathering sends one unless WebRTC is kept to what
+# the proxy carries. Resolves with the gathering done (or after 4 s without it).
+_STUN = """async () => {
+  const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.1:%d'}]});
+  pc.createDataChannel('probe');
+  const gathered = new Promise(done => {
+    pc.onicegatheringstatechange = () => pc.iceGatheringState === 'complete' && done();
+    setTimeout(done, 4000);
+  });
+  await pc.setLocalDescription(await pc.createOffer());
+  await gathered;
+  pc.close();
+  return true;
+}"""
+
+
+@pytest.fixture
+def udp_listener():
+    listener = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.setblocking(False)
+    yield listener
+    listener.close()
+
+
+def _datagrams(listener) -> int:
+    got = 0
+    while True:
+        try:
+            listener.recv(2048)
+        except BlockingIOError:
+            return got
+        got += 1
+
+
+def test_webrtc_sends_no_udp_past_the_proxy_in_strict_mode(strict, udp_listener):
+    running, client = strict
+    client.open("about:blank")
+    port = udp_listener.getsockname()[1]
+    assert client.evaluate(_STUN % port, timeout_ms=15000)["result"] is True
+    assert _datagrams(udp_listener) == 0
+
+
+def test_without_strict_webrtc_reaches_a_loopback_udp_port(client, udp_listener):
+    """The control: the same page in the default mode does send its STUN request."""
+    client.open("about:blank")
+    port = udp_listener.getsockname()[1]
+    assert client.evaluate(_STUN % port, timeout_ms=15000)["result"] is True
+    assert _datagrams(udp_listener) >= 1

@@ -120,3 +120,11 @@ def test_a_non_object_where_an_object_goes_is_replaced(tmp_path):
 def test_no_temporary_file_is_left_behind(tmp_path):
     decorate(tmp_path, "work", "#FF4500")
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["Default", "Local State", "Preferences"]
+
+
+def test_strict_keeps_webrtc_to_the_proxy_and_leaving_strict_gives_it_back(tmp_path):
+    prefs = tmp_path / "Default" / "Preferences"
+    assert decorate(tmp_path, "work", "#FF4500", proxied_udp_only=True) is True
+    assert read(prefs)["webrtc"]["ip_handling_policy"] == "disable_non_proxied_udp"
+    assert decorate(tmp_path, "work", "#FF4500", proxied_udp_only=False) is True
+    assert read(prefs)["webrtc"]["ip_handling_policy"] == "default"
