@@ -20,8 +20,8 @@ ERROR_HINTS = {
     "TAB_NOT_FOUND": "List the open tabs with action=tabs.",
     "SERVICE_UNREACHABLE": "The clawd service is not running: start it with `clawd-browser serve`.",
     "BROWSER_NOT_RUNNING": "Start the browser with action=start.",
-    "ACT_ELEMENT_COVERED": "Close what covers it (a dialog, a banner) or scroll, "
-    "then snapshot again.",
+    "ACT_ELEMENT_COVERED": "It stayed covered while the act waited: take a new snapshot, find "
+    "what the error names (a dialog, a cookie wall, an open menu) and close it or act on it.",
     "ACT_BLOCKED_BY_DIALOG": "Answer the dialog with action=dialog first.",
 }
 

@@ -252,20 +252,14 @@ def _click_at(ctx: Context, a: dict, x: float, y: float, deadline: float) -> Non
 
 def hover(ctx: Context, a: dict, deadline: float) -> None:
     element = ctx.element(a["ref"], deadline)
-    x, y = pinput.clickable_point(element, deadline)
+    x, y = pinput.clickable_point(element, deadline, enabled=False)  # a disabled one's tooltip
     pinput.mouse_move(ctx.tab, x, y, deadline)
 
 
 def scroll_into_view(ctx: Context, a: dict, deadline: float) -> None:
+    """Into view of every box that clips it, and of the tab; a disabled element too (to read it)."""
     element = ctx.element(a["ref"], deadline)
-    pinput.prepare(element, deadline)
-    guarded_call(
-        ctx.tab,
-        element.session,
-        "DOM.scrollIntoViewIfNeeded",
-        {"objectId": element.object_id},
-        deadline,
-    )
+    pinput.prepare(element, deadline, enabled=False)
 
 
 def type_text(ctx: Context, a: dict, deadline: float) -> None:
@@ -285,9 +279,9 @@ def press(ctx: Context, a: dict, deadline: float) -> None:
 
 def drag(ctx: Context, a: dict, deadline: float) -> None:
     start = ctx.element(a["startRef"], deadline)
-    sx, sy = pinput.clickable_point(start, deadline)
+    sx, sy = pinput.clickable_point(start, deadline, enabled=False)
     end = ctx.element(a["endRef"], deadline)
-    ex, ey = pinput.clickable_point(end, deadline, check_covered=False)
+    ex, ey = pinput.clickable_point(end, deadline, check_covered=False, enabled=False)
     drag_between(ctx.tab, (sx, sy), (ex, ey), deadline)
 
 

@@ -89,7 +89,8 @@ _SELECT = """function(wanted) {
     chosen.push(found);
   }
   if (chosen.length > 1 && !this.multiple) return {error: 'single'};
-  this.focus();
+  // as a person's choice in the native list: no focus first (a page may open its own list on
+  // focus), the options set, then input and change, bubbling
   for (const o of options) o.selected = chosen.includes(o);
   this.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
   this.dispatchEvent(new Event('change', {bubbles: true}));
@@ -98,6 +99,8 @@ _SELECT = """function(wanted) {
 
 
 def select_options(element: pinput.Element, values: list[str], deadline: float) -> list[str]:
+    """Choose the options whose value, label or text is in `values` (Playwright's selectOption:
+    the element visible and enabled, waited for; set without a focus)."""
     pinput.prepare(element, deadline)
     answer = element.call(_SELECT, values, deadline=deadline) or {}
     problem = answer.get("error")

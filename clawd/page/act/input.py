@@ -1,6 +1,6 @@
-"""Real input on a page: an element's clickable point (checked for detached, disabled, hidden,
-zero-size, scrolled into view of its frame and of the tab, its center from DOM.getContentQuads
-in the tab's viewport, hit-tested for anything covering it), and mouse and keyboard events over
+"""Real input on a page: an element's clickable point in the tab's viewport (when it is
+actionable, actionability.py; for an element in an iframe, shifted to where the frame sits and
+checked against the tab's own document), and mouse and keyboard events over
 Input.dispatchMouseEvent/dispatchKeyEvent/insertText. Every page call goes through
 dialogs.guarded_call with the action's deadline."""
 
@@ -12,43 +12,10 @@ from dataclasses import dataclass
 from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
-from clawd.page.act import keys
+from clawd.page.act import actionability, keys
 from clawd.page.act.dialogs import guarded_call, guarded_calls
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4}
-_GENERIC_ROLES = {"generic", "none", "StaticText", "InlineTextBox", "LineBreak", "presentation", ""}
-
-# One round trip before any event: the state checks, and scrolling into view when not fully visible.
-_PREPARE = """function(scroll) {
-  if (!this.isConnected) return {state: 'detached'};
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  if (!el) return {state: 'detached'};
-  if ((el.matches && el.matches(':disabled')) || el.getAttribute('aria-disabled') === 'true')
-    return {state: 'disabled'};
-  if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true}))
-    return {state: 'hidden'};
-  let r = el.getBoundingClientRect();
-  if (r.width === 0 || r.height === 0) return {state: 'zero-size'};
-  const w = window.innerWidth, h = window.innerHeight;
-  if (scroll && (r.top < 0 || r.left < 0 || r.bottom > h || r.right > w)) {
-    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-  }
-  // in an iframe, inside its own window is not yet in the tab's view: see prepare()
-  return {state: 'ok', width: w, height: h, framed: window !== window.top};
-}"""
-
-_CONTAINS = """function(other) {
-  for (let n = other; n; n = n.parentNode || n.host) { if (n === this) return true; }
-  return false;
-}"""
-
-_DESCRIBE = """function() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  if (!el) return {tag: '#text'};
-  const text = (el.getAttribute('aria-label') || el.innerText || el.textContent || '').trim();
-  return {tag: el.tagName.toLowerCase(), id: el.id || undefined,
-          role: el.getAttribute('role') || undefined, text: text.slice(0, 80)};
-}"""
 
 
 @dataclass
@@ -127,78 +94,113 @@ def element_for(tab: Tab, resolved, deadline: float) -> Element:
 
 
 # -- where to click -------------------------------------------------------------------------------
-def prepare(element: Element, deadline: float, *, scroll: bool = True) -> dict:
-    """Fail fast on detached, disabled, hidden and zero-size elements; scroll into view."""
+def prepare(
+    element: Element, deadline: float, *, scroll: bool = True, enabled: bool = True
+) -> dict:
+    """Wait until the element is attached and visible (and enabled, with `enabled`), scrolled
+    into view of every box that clips it and, in an iframe, of the tab (actionability.py)."""
+
+    def into_tab_view(answer: dict) -> dict:
+        if answer.get("framed"):
+            _scroll_frames_into_view(element, deadline)
+        return answer
+
+    return actionability.wait_actionable(
+        element,
+        deadline,
+        hit=False,
+        enabled=enabled,
+        scroll=scroll,
+        point=False,
+        place=into_tab_view if scroll else None,
+    )
+
+
+def clickable_point(
+    element: Element, deadline: float, *, check_covered: bool = True, enabled: bool = True
+) -> tuple[float, float]:
+    """Where a person would click the element, in the tab's viewport, once it is actionable:
+    visible, still, in view, (enabled,) and the top element there (waited for: actionability.py).
+    The common case, an element of the page itself, costs one round trip."""
+    answer = actionability.wait_actionable(
+        element,
+        deadline,
+        hit=check_covered,
+        enabled=enabled,
+        place=lambda answer: _in_tab(element, answer, deadline, check_covered, enabled),
+    )
+    return answer["x"], answer["y"]
+
+
+def _in_tab(
+    element: Element, answer: dict, deadline: float, check_covered: bool, enabled: bool
+) -> dict:
+    """The point of the element's frame as a point of the tab's viewport: the page's own as it
+    is; an iframe's once its frames are scrolled into the tab's view, shifted by where the frame
+    sits, and only where no box of the tab's document lies over the frame."""
+    if not answer.get("framed"):
+        return answer
+    tab = element.tab
+    _scroll_frames_into_view(element, deadline)
+    if element.session is not tab.session:
+        _await_frames(tab, deadline)  # input is routed by the last frame the tab drew
+    answer = actionability.check(
+        element, deadline, hit=check_covered, enabled=enabled, scroll=False
+    )  # the point again: scrolling the frames may have moved it in its own frame too
+    if answer["state"] != "ok":
+        return answer
+    quads = _content_quads(element, deadline)
+    ox, oy = frame_offset(tab, element.session, deadline)
+    # quads are in the viewport of the element's process's top frame; answer's in its own frame
+    dx = min(min(q[0::2]) for q in quads) - answer["left"] + ox
+    dy = min(min(q[1::2]) for q in quads) - answer["top"] + oy
+    x, y = answer["x"] + dx, answer["y"] + dy
+    left, top, right, bottom = _visible_area(element, ox, oy, deadline)
+    if not (left <= x < right and top <= y < bottom):
+        return {"state": "clipped", "by": None}
+    placed = {**answer, "x": x, "y": y, "frameX": answer["x"], "frameY": answer["y"]}
+    cover = _tab_cover(tab, x, y, deadline) if check_covered else None
+    if cover is not None:
+        return {**placed, "state": "covered", "coverNode": cover, "coverSession": tab.session}
+    return placed
+
+
+def _tab_cover(tab: Tab, x: float, y: float, deadline: float) -> int | None:
+    """The backend id of a node of the tab's own document at (x, y), where an iframe's element
+    is to be clicked: None when the point reaches into a frame (a node of a same-process frame's
+    document, or an iframe element, behind which an out-of-process frame draws)."""
+    params = {
+        "x": int(x),
+        "y": int(y),
+        "includeUserAgentShadowDOM": False,
+        "ignorePointerEventsNone": True,
+    }
     try:
-        answer = element.call(_PREPARE, scroll, deadline=deadline)
-    except errors.ActInvalidRequest:
-        answer = None
-    return _prepared(element, answer, deadline, scroll=scroll)
-
-
-def _prepared(element: Element, answer: dict | None, deadline: float, *, scroll: bool) -> dict:
-    """_PREPARE's answer judged: an error for an element that cannot be acted on; an element in an
-    iframe scrolled into the tab's view."""
-    state = (answer or {}).get("state", "detached")
-    what = element.describe()
-    if state == "detached":
-        raise errors.ActElementDetached(f"{what} is no longer in the page; take a new snapshot")
-    if state == "disabled":
-        raise errors.ActElementDisabled(f"{what} is disabled")
-    if state == "hidden":
-        raise errors.ActElementHidden(f"{what} is not visible")
-    if state == "zero-size":
-        raise errors.ActElementHidden(
-            f"{what} has no size (zero width or height)", reason="zero-size"
-        )
-    if scroll and answer.get("framed"):
-        _scroll_frames_into_view(element, deadline)
-    return answer
-
-
-def _prepare_and_quads(element: Element, deadline: float) -> tuple[dict, list]:
-    """prepare() and the element's content quads in one round trip: Chrome runs a session's
-    commands in order, so the quads are taken after _PREPARE's scroll. An element in an iframe
-    is scrolled into the tab's view afterwards, and its quads are asked again."""
-    prepare_call = (
-        "Runtime.callFunctionOn",
-        {
-            "functionDeclaration": _PREPARE,
-            "objectId": element.object_id,
-            "returnByValue": True,
-            "arguments": [{"value": True}],
-        },
-    )
-    quads_call = ("DOM.getContentQuads", {"objectId": element.object_id})
-    replies = guarded_calls(
-        element.tab, element.session, [prepare_call, quads_call], deadline, errors_as_values=True
-    )
-    prepared, quads = replies
-    if isinstance(prepared, errors.CdpError):
-        raise prepared
-    answer = None if "exceptionDetails" in prepared else prepared.get("result", {}).get("value")
-    viewport = _prepared(element, answer, deadline, scroll=True)
-    if viewport.get("framed"):  # scrolled again since: the quads are old
-        return viewport, _content_quads(element, deadline)
-    if isinstance(quads, errors.CdpError):
-        raise errors.ActElementHidden(f"{element.describe()} has no box on the page")
-    return viewport, quads.get("quads") or []
+        hit = guarded_call(tab, tab.session, "DOM.getNodeForLocation", params, deadline)
+        if hit.get("frameId") not in (None, tab.target_id):
+            return None
+        node = guarded_call(
+            tab, tab.session, "DOM.describeNode", {"backendNodeId": hit["backendNodeId"]}, deadline
+        )["node"]
+    except errors.CdpError:
+        return None  # nothing there to cover it (the point is on the frame's own edge)
+    return None if node.get("nodeName") in ("IFRAME", "FRAME") else hit["backendNodeId"]
 
 
 def _content_quads(element: Element, deadline: float) -> list:
     try:
-        return (
-            guarded_call(
-                element.tab,
-                element.session,
-                "DOM.getContentQuads",
-                {"objectId": element.object_id},
-                deadline,
-            ).get("quads")
-            or []
-        )
+        quads = guarded_call(
+            element.tab,
+            element.session,
+            "DOM.getContentQuads",
+            {"objectId": element.object_id},
+            deadline,
+        ).get("quads")
     except errors.CdpError:
-        raise errors.ActElementHidden(f"{element.describe()} has no box on the page") from None
+        quads = None
+    if not quads:
+        raise errors.ActElementHidden(f"{element.describe()} has no box on the page")
+    return quads
 
 
 def _scroll_frames_into_view(element: Element, deadline: float) -> None:
@@ -215,26 +217,6 @@ def _scroll_frames_into_view(element: Element, deadline: float) -> None:
         )
     except errors.CdpError:
         raise errors.ActElementHidden(f"{element.describe()} has no box on the page") from None
-
-
-def clickable_point(
-    element: Element, deadline: float, *, check_covered: bool = True
-) -> tuple[float, float]:
-    """The element's visible center in the tab's viewport, after prepare(); covered -> 409."""
-    if element.session is element.tab.session:
-        viewport, quads = _prepare_and_quads(element, deadline)
-    else:  # an out-of-process iframe: the tab draws its new place before the quads are asked
-        viewport = prepare(element, deadline)
-        _await_frames(element.tab, deadline)
-        quads = _content_quads(element, deadline)
-    # quads are in the viewport of the element's process's top frame: the tab's own for the page
-    # and same-process iframes, the iframe's for an out-of-process one (offset into the tab's)
-    ox, oy = frame_offset(element.tab, element.session, deadline)
-    area = _visible_area(element, viewport, ox, oy, deadline)
-    x, y = _center([_shifted(quad, ox, oy) for quad in quads], area)
-    if check_covered:
-        _check_hit(element, x - ox, y - oy, deadline)
-    return x, y
 
 
 # Three animation frames of the page: two were enough in every trial, under load; one was not.
@@ -261,16 +243,10 @@ def _await_frames(tab: Tab, deadline: float) -> None:
     )
 
 
-def _shifted(quad: list, dx: float, dy: float) -> list:
-    return [v + (dy if i % 2 else dx) for i, v in enumerate(quad)]
-
-
 def _visible_area(
-    element: Element, viewport: dict, ox: float, oy: float, deadline: float
+    element: Element, ox: float, oy: float, deadline: float
 ) -> tuple[float, float, float, float]:
-    """(left, top, right, bottom) of the tab's viewport a point on the element can be in."""
-    if not viewport.get("framed"):  # the element's own window is the tab's viewport
-        return 0.0, 0.0, viewport.get("width") or 1e9, viewport.get("height") or 1e9
+    """(left, top, right, bottom) of the tab's viewport an iframe's element can be clicked in."""
     tab = element.tab
     right, bottom = _layout_size(tab, tab.session, deadline)
     if element.session is tab.session:
@@ -284,102 +260,6 @@ def _layout_size(tab: Tab, session: Session, deadline: float) -> tuple[float, fl
     metrics = guarded_call(tab, session, "Page.getLayoutMetrics", {}, deadline)
     layout = metrics.get("cssLayoutViewport") or metrics.get("layoutViewport") or {}
     return layout.get("clientWidth") or 1e9, layout.get("clientHeight") or 1e9
-
-
-def _center(quads: list, area: tuple[float, float, float, float]) -> tuple[float, float]:
-    """The center of the first quad's part inside `area` (left, top, right, bottom)."""
-    area_left, area_top, area_right, area_bottom = area
-    for quad in quads:
-        xs, ys = quad[0::2], quad[1::2]
-        left, right = max(min(xs), area_left), min(max(xs), area_right)
-        top, bottom = max(min(ys), area_top), min(max(ys), area_bottom)
-        if right - left >= 1 and bottom - top >= 1:
-            return (left + right) / 2, (top + bottom) / 2
-    raise errors.ActElementHidden("the element is outside the viewport even after scrolling")
-
-
-def _check_hit(element: Element, x: float, y: float, deadline: float) -> None:
-    tab, session = element.tab, element.session
-    try:
-        hit = guarded_call(
-            tab,
-            session,
-            "DOM.getNodeForLocation",
-            {
-                "x": int(x),
-                "y": int(y),
-                "includeUserAgentShadowDOM": False,
-                "ignorePointerEventsNone": True,
-            },
-            deadline,
-        )
-    except errors.CdpError:
-        return  # nothing there to cover it (the point is on the element's own edge)
-    hit_id = hit.get("backendNodeId")
-    if hit_id is None or hit_id == element.backend_node_id:
-        return
-    other = guarded_call(tab, session, "DOM.resolveNode", {"backendNodeId": hit_id}, deadline)[
-        "object"
-    ]
-    if element.call(_CONTAINS, other, deadline=deadline):
-        return
-    covering = describe_node(tab, session, hit_id, other, deadline)
-    label = f"{covering['role']} {covering['name']!r}" if covering.get("name") else covering["role"]
-    raise errors.ActElementCovered(
-        f"{element.describe()} is covered by {label} at ({x:.0f}, {y:.0f}); "
-        "close or scroll away what covers it, or act on that element",
-        covering=covering,
-    )
-
-
-def describe_node(
-    tab: Tab, session: Session, backend_node_id: int, remote: dict, deadline: float
-) -> dict:
-    """Role and accessible name of a node (its nearest meaningful accessibility ancestor)."""
-    found: dict = {}
-    try:
-        tree = guarded_call(
-            tab,
-            session,
-            "Accessibility.getPartialAXTree",
-            {"backendNodeId": backend_node_id, "fetchRelatives": True},
-            deadline,
-        )
-        found = _meaningful_ax(tree.get("nodes") or [], backend_node_id)
-    except errors.CdpError:
-        pass
-    try:
-        answer = guarded_call(
-            tab,
-            session,
-            "Runtime.callFunctionOn",
-            {
-                "functionDeclaration": _DESCRIBE,
-                "objectId": remote["objectId"],
-                "returnByValue": True,
-            },
-            deadline,
-        )
-        dom = answer.get("result", {}).get("value") or {}
-    except errors.CdpError:
-        dom = {}
-    return {
-        "role": found.get("role") or dom.get("role") or "generic",
-        "name": found.get("name") or dom.get("text") or "",
-        "tag": dom.get("tag"),
-        **({"id": dom["id"]} if dom.get("id") else {}),
-    }
-
-
-def _meaningful_ax(nodes: list, backend_node_id: int) -> dict:
-    by_id = {n.get("nodeId"): n for n in nodes}
-    node = next((n for n in nodes if n.get("backendDOMNodeId") == backend_node_id), None)
-    while node is not None:
-        role = (node.get("role") or {}).get("value", "")
-        if not node.get("ignored") and role not in _GENERIC_ROLES:
-            return {"role": role, "name": (node.get("name") or {}).get("value", "")}
-        node = by_id.get(node.get("parentId"))
-    return {}
 
 
 def frame_offset(tab: Tab, session: Session, deadline: float) -> tuple[float, float]:

@@ -96,7 +96,7 @@ def highlight(req: Request) -> dict:
     deadline = _deadline(req)
     dialogs.check_not_blocked(ctx.tab)
     element = ctx.element(req.args["ref"], deadline)
-    pinput.prepare(element, deadline)
+    pinput.prepare(element, deadline, enabled=False)  # showing it is no act on it
     box = element.call(
         _HIGHLIGHT, req.args.get("durationMs", HIGHLIGHT_MS), element.describe(), deadline=deadline
     )
