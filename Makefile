@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: run test lint bench chromium browserless install install-test install-bench man clean sandbox-images
+.PHONY: run test lint bench chromium icu browserless install install-test install-bench man clean sandbox-images
 
 run: install chromium
 	$(VENV)/bin/clawd-browser serve $(ARGS)
@@ -29,7 +29,7 @@ bench: install-bench chromium browserless
 
 install: $(STAMP)
 
-$(STAMP): setup.cfg setup.py
+$(STAMP): setup.cfg setup.py | icu
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e .
@@ -49,6 +49,18 @@ chromium:
 	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; \
 	else echo "install Chromium (or set browser.executablePath)" >&2; exit 1; fi
+
+# PyICU (the Unicode confusables skeleton the untrusted-content wrapping folds look-alikes by)
+# builds against the system's ICU: its headers, pkg-config and a C++ compiler, from the
+# distribution when missing (macOS: brew install icu4c pkg-config, icu4c's lib/pkgconfig on
+# PKG_CONFIG_PATH).
+icu:
+	@if pkg-config --exists icu-i18n 2>/dev/null && command -v c++ >/dev/null; then :; \
+	elif command -v apt-get >/dev/null; then \
+	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	    $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	        $$SUDO apt-get install -y -qq libicu-dev pkg-config g++; \
+	else echo "install ICU's headers, pkg-config and a C++ compiler (PyICU builds on them)" >&2; exit 1; fi
 
 # The Browserless pool the pool tests and bench/pool.py run (npm, into a cache outside the tree;
 # tests/support/browserless.py says where). Instant when it is there; without npm the tests skip.

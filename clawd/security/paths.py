@@ -18,7 +18,8 @@ KINDS = ("file", "dir", "any")
 _MAX_NAME_BYTES = 255  # what ext4, APFS and friends allow in one component
 _UNSAFE_CHARS = frozenset('/\\:*?"<>|')  # separators, and what Windows shares refuse
 _COMPOUND_SUFFIXES = (".tar",)  # "a.tar.gz" -> "a (1).tar.gz"
-_EDGE_DOTS_AND_SPACE = re.compile(r"^[\s.]+|[\s.]+$")
+# a trailing run is tried from its first character only (from each of them it was quadratic)
+_EDGE_DOTS_AND_SPACE = re.compile(r"^[\s.]++|(?<![\s.])[\s.]++$")
 
 
 def confine(

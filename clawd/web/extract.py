@@ -16,14 +16,20 @@ from clawd import errors
 
 MODES = ("markdown", "text")
 
-_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
-_OG_TITLE = re.compile(
-    r"""<meta\b[^>]*?property\s*=\s*["']og:title["'][^>]*?content\s*=\s*"""
-    r"""["']([^"']*)["']""",
-    re.IGNORECASE,
-)
+# Every pattern here meets a page's bytes, and is searched once whatever the page holds: the
+# title is found by its first opening tag (_title_text), og:title tag by tag (_og_title), so
+# neither is tried again from each of 16,000 `<title>`s (a lazy `(.*?)</title>` from every one
+# was 8.4 s for 109 KiB, quadratic). tests/unit/test_redos.py holds each to linear time.
+_TITLE_OPEN = re.compile(r"<title\b", re.IGNORECASE)
+_TITLE_CLOSE = re.compile(r"</title\s*+>", re.IGNORECASE)
+_META_OPEN = re.compile(r"<meta\b", re.IGNORECASE)
+_OG_PROPERTY = re.compile(r"""property\s*+=\s*+["']og:title["']""", re.IGNORECASE)
+_OG_CONTENT = re.compile(r"""content\s*+=\s*+["']""", re.IGNORECASE)
+_QUOTE = re.compile(r"""["']""")
 _SPACES = re.compile(r"\s+")
-_MD_TITLE = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
+# an ATX heading line; its closing #s are cut in _markdown_title, not by a pattern that could
+# split a run of spaces in every way (the former `\s*#*\s*$` was cubic on one long line)
+_MD_TITLE = re.compile(r"^#[ \t]++([^\n]*)", re.MULTILINE)
 _SCRIPT = re.compile(r"<script\b", re.IGNORECASE)
 _import_lock = threading.Lock()
 log = logging.getLogger("clawd.web")
@@ -100,8 +106,38 @@ def whole_text(page: str) -> str:
 
 
 def html_title(page: str) -> str:
-    found = _TITLE.search(page) or _OG_TITLE.search(page)
-    return _SPACES.sub(" ", html.unescape(found.group(1))).strip() if found else ""
+    found = _title_text(page)
+    if found is None:
+        found = _og_title(page)
+    return _SPACES.sub(" ", html.unescape(found)).strip() if found else ""
+
+
+def _title_text(page: str) -> str | None:
+    """The first <title> element's text. Only the first opening tag can have one: any later
+    tag's closing `>` and `</title>` are also after the first's."""
+    opening = _TITLE_OPEN.search(page)
+    tag_end = page.find(">", opening.end()) if opening else -1
+    if tag_end == -1:
+        return None
+    closing = _TITLE_CLOSE.search(page, tag_end + 1)
+    return page[tag_end + 1 : closing.start()] if closing else None
+
+
+def _og_title(page: str) -> str | None:
+    """The content of the first `<meta property="og:title" content="...">`, tag by tag: a tag
+    is read up to its first `>`, once (a later `<meta` before that `>` can only find less)."""
+    at = 0
+    while (meta := _META_OPEN.search(page, at)) is not None:
+        tag_end = page.find(">", meta.end())
+        if tag_end == -1:
+            tag_end = len(page)
+        prop = _OG_PROPERTY.search(page, meta.end(), tag_end)
+        content = prop and _OG_CONTENT.search(page, prop.end(), tag_end)
+        if content:
+            closing = _QUOTE.search(page, content.end())
+            return page[content.end() : closing.start()] if closing else None
+        at = tag_end + 1
+    return None
 
 
 def has_scripts(page: str) -> bool:
@@ -110,7 +146,13 @@ def has_scripts(page: str) -> bool:
 
 def _markdown_title(text: str) -> str:
     found = _MD_TITLE.search(text[:65536])
-    return found.group(1).strip() if found else ""
+    if not found:
+        return ""
+    title = found.group(1).strip()
+    closed = title.rstrip("#")  # a closing sequence of #s counts only after a space
+    if closed != title and (not closed or closed[-1] in " \t"):
+        title = closed.rstrip()
+    return title
 
 
 def _json(body: str) -> Extracted:

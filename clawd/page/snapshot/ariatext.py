@@ -221,7 +221,9 @@ def find(lines: list[Line], pattern: str, limit: int = 50) -> list[dict]:
 
 def _searchable(line: Line) -> str:
     text = line.text.strip()[2:]
-    return re.sub(r"\s*\[[a-z]+(=[^\]]*)?\]", "", text)
+    # linear: spaces are taken from the first of a run only, and a value stops at the next
+    # `[` (each start used to read to the end of the line: quadratic on `[a=[a=...`)
+    return re.sub(r"(?<!\s)\s*+\[[a-z]++(=[^\][]*+)?\]", "", text)
 
 
 def _matcher(pattern: str):
