@@ -3,10 +3,9 @@ page/snapshot/build.py, on literal snapshots: no browser."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
+from clawd import errors
 from clawd.page.snapshot import ariatext
 from clawd.page.snapshot.build import DEFAULT_MAX_CHARS, Options
 
@@ -140,7 +139,7 @@ def test_find_regex_and_limit():
     assert [m["ref"] for m in found] == ["e8", "e9"]
     assert len(ariatext.find(lines(), "/o/i", limit=3)) == 3
     assert ariatext.find(lines(), "/^HEADING/i")[0]["ref"] == "e4"
-    with pytest.raises(re.error):
+    with pytest.raises(errors.InvalidRequest):  # a 400 naming the pattern, not a 500
         ariatext.find(lines(), "/([/")
 
 

@@ -14,8 +14,9 @@ import pytest
 from clawd import errors, ref_syntax
 from clawd.page.observe import console, network
 from clawd.page.snapshot import ariatext
-from clawd.security import content, paths, ssrf
+from clawd.security import content, linear, paths, redact, ssrf
 from clawd.web import extract
+from clawd.web.search import grok, kimi
 
 FACTOR = 8
 # linear work measures about FACTOR times as much on the larger input (up to 22 seen on this
@@ -63,6 +64,10 @@ def _markdown_title(body: str) -> str:
 
 def _find(line: str) -> list:
     return ariatext.find([ariatext.Line(line, 0)], "no such text")
+
+
+def _find_regex(line: str) -> list:
+    return ariatext.find([ariatext.Line(line, 0)], "/(a+)+$/")
 
 
 # (name, function, input of size n, n): n is chosen so that the smaller input already makes
@@ -217,6 +222,19 @@ CASES = [
         lambda n: "context was destroye" * n,
         500,
     ),
+    # clawd/web/search: providers' answers
+    ("grok inline citations", lambda text: grok._INLINE.sub("", text), lambda n: "[[1]](" * n, 400),
+    ("kimi answer URLs", kimi._URL.findall, lambda n: "http://." * n, 1000),
+    # clawd/security/redact.py: every log line (a page's URL, a provider's error)
+    ("log: header-like lines", redact.scrub_credentials, lambda n: "Authorization:" * n, 500),
+    ("log: bearer words", redact.scrub_credentials, lambda n: "bearer " * n, 500),
+    ("log: userinfo starts", redact.scrub_credentials, lambda n: "://" * n, 1000),
+    ("log: query parameters", redact.scrub_credentials, lambda n: "?a=" * n, 1000),
+    ("log: quoted fields", redact.scrub_credentials, lambda n: '"token": "' * n, 500),
+    ("log: browser paths", redact.scrub_credentials, lambda n: "/devtools/browser/" * n, 500),
+    # clawd/security/linear.py: a caller's pattern over the page's text (RE2)
+    ("snapshot find: the agent's /(a+)+$/", _find_regex, lambda n: "- text: " + "a" * n + "!", 200),
+    ("URL pattern: many stars", network.url_matcher("**a**a**b"), lambda n: "a" * n, 200),
     # clawd/security/ssrf.py: URLs from the caller and from redirects
     ("URL scheme: a long would-be scheme", ssrf._SCHEME.match, lambda n: "a" * n, 4000),
     ("domain characters", ssrf._DOMAIN_CHARS.fullmatch, lambda n: "a." * n + "!", 2000),
@@ -282,3 +300,20 @@ def test_snapshot_find_still_ignores_properties():
 )
 def test_a_download_name_loses_its_edge_dots_and_spaces(name, kept):
     assert paths.safe_filename(name) == kept
+
+
+@pytest.mark.parametrize("pattern", ["/(?=a)b/", "/(a)\\1/", "/(unclosed/"])
+def test_an_agents_regex_that_re2_cannot_run_is_a_400_naming_it(pattern):
+    with pytest.raises(errors.InvalidRequest) as caught:
+        ariatext.find([ariatext.Line("- text: a", 0)], pattern)
+    assert repr(pattern[1:-1]) in caught.value.message
+
+
+def test_an_agents_regex_still_finds_case_insensitively():
+    lines = [ariatext.Line('- button "Pay now" [ref=e1]', 0), ariatext.Line("- text: later", 0)]
+    assert [m["ref"] for m in ariatext.find(lines, "/PAY\\s+now/i")] == ["e1"]
+    assert ariatext.find(lines, "/PAY/") == []
+    assert network.url_matcher("**/api/*.json")("https://x.test/api/a.json")
+    assert not network.url_matcher("**/api/*.json")("https://x.test/api/a/b.json")
+    with pytest.raises(errors.InvalidRequest):
+        linear.compile_regex("(?<=a)b")

@@ -12,6 +12,7 @@ import time
 from clawd import errors
 from clawd.browser.tab import RingBuffer, StateKey, Tab
 from clawd.cdp.session import Session
+from clawd.security import linear
 
 REQUESTS_CAPACITY = 500
 DEFAULT_MAX_CHARS = 200_000
@@ -216,7 +217,8 @@ def url_matcher(pattern: str):
         return lambda url: pattern in url
     parts = re.split(r"(\*\*|\*)", pattern)
     regex = "".join(".*" if p == "**" else "[^/]*" if p == "*" else re.escape(p) for p in parts)
-    compiled = re.compile(regex)
+    # every star a backtracking point (`**a**a**b`) over a URL the page chose: RE2, linear
+    compiled = linear.compile_regex(regex, what="the URL pattern")
     return lambda url: compiled.fullmatch(url) is not None
 
 

@@ -8,6 +8,7 @@ import urllib.parse
 from dataclasses import dataclass
 
 from clawd import ref_syntax
+from clawd.security import linear
 
 TRUNCATION_MARKER = "\n\n[...TRUNCATED - page too large]"
 INTERACTIVE_ROLES = frozenset(
@@ -229,8 +230,10 @@ def _searchable(line: Line) -> str:
 def _matcher(pattern: str):
     if len(pattern) > 2 and pattern.startswith("/") and pattern.rfind("/") > 0:
         end = pattern.rfind("/")
-        flags = re.IGNORECASE if "i" in pattern[end + 1 :] else 0
-        regex = re.compile(pattern[1:end], flags)
+        # the agent's pattern over the page's text: RE2, linear whatever the pattern
+        regex = linear.compile_regex(
+            pattern[1:end], ignore_case="i" in pattern[end + 1 :], what="the /regex/"
+        )
         return lambda text: regex.search(text) is not None
     needle = pattern.lower()
     return lambda text: needle in text.lower()

@@ -27,7 +27,8 @@ BASE_URL = "https://api.x.ai/v1"
 MODEL = "grok-4-1-fast"
 HONOURS: frozenset[str] = frozenset()
 # [[1]](https://...) as Grok writes citations into its text
-_INLINE = re.compile(r"\s?\[\[\d+\]\]\([^)\s]*\)")
+# a link stops at the next `(` too: each try ends there (it read to the end: quadratic)
+_INLINE = re.compile(r"\s?\[\[\d++\]\]\([^()\s]*+\)")
 
 
 def endpoint(config: GrokConfig, env: Mapping[str, str] | None) -> Endpoint | None:
