@@ -13,7 +13,16 @@ SERVE_IMPORTS = (
     "import clawd.cli.main, clawd.cli.commands.serve, clawd.daemon, clawd.server.app, "
     "clawd.server.service, clawd.browser.runtime, clawd.browser.launcher"
 )
-LOADED_ON_DEMAND = ("requests", "urllib3", "trafilatura", "lxml", "docker", "websockets", "icu", "re2")
+LOADED_ON_DEMAND = (
+    "requests",
+    "urllib3",
+    "trafilatura",
+    "lxml",
+    "docker",
+    "websockets",
+    "icu",
+    "re2",
+)
 
 
 def test_the_service_process_imports_no_library_that_only_some_routes_need():

@@ -8,8 +8,8 @@ import argparse
 
 from clawd.cli import output
 from clawd.cli.commands import Invocation
-from clawd.security.content import sanitize_markers
 from clawd.client.web_methods import web_fetch, web_search
+from clawd.security.content import sanitize_markers
 from clawd.web.render import RENDER_MODES
 from clawd.web.search import PROVIDERS
 from clawd.web.untrusted import search_text, wrap_fetch, wrap_search
