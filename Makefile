@@ -7,18 +7,18 @@ STAMP := $(VENV)/.installed
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: run test lint bench chromium icu browserless install install-test install-bench man clean sandbox-images
+.PHONY: run test lint bench chromium icu browserless widgets install install-test install-bench man clean sandbox-images
 
 run: install chromium
 	$(VENV)/bin/clawd-browser serve $(ARGS)
 
-test: install-test chromium browserless lint
+test: install-test chromium browserless widgets lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: install-test
 	$(VENV)/bin/ruff check clawd tests bench
 
-bench: install-bench chromium browserless
+bench: install-bench chromium browserless widgets
 	$(PY) bench/latency.py
 	$(PY) bench/snapshot.py
 	$(PY) bench/load.py
@@ -26,6 +26,7 @@ bench: install-bench chromium browserless
 	$(PY) bench/webfetch.py
 	$(PY) bench/pool.py
 	$(PY) bench/relay.py
+	$(PY) bench/actionability.py
 
 install: $(STAMP)
 
@@ -67,6 +68,13 @@ icu:
 browserless: install-test
 	@if command -v npm >/dev/null; then $(PY) -m tests.support.browserless install; \
 	else echo "npm is missing: the Browserless pool tests will be skipped" >&2; fi
+
+# The real widget libraries of the widget zoo (tests/site/zoo/, bench/actionability.py): npm,
+# pinned, into a cache outside the tree (tests/support/widgets.py says where). Instant when they
+# are there; without npm the zoo's tests skip.
+widgets: install-test
+	@if command -v npm >/dev/null; then $(PY) -m tests.support.widgets install; \
+	else echo "npm is missing: the widget zoo tests will be skipped" >&2; fi
 
 # The sandbox browser image (DESIGN.md §14; needs a Docker daemon): built once, reused after.
 sandbox-images: install
