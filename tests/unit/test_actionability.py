@@ -48,3 +48,19 @@ def test_a_detached_element_is_never_waited_for():
 
 def test_a_deadline_already_past_gives_no_retry():
     assert tries("covered", actionability.RESERVE / 2) == []
+
+
+def test_a_covers_fields_are_all_of_one_element():
+    """A named top element is described by its own tag and selector, the box around it as `in`;
+    a nameless one by the box (the cookie wall, not the paragraph in it)."""
+    link = {"tag": "a", "selector": "a.ui-datepicker-prev", "text": "Prev"}
+    picker = {"tag": "div", "id": "dp", "selector": "div#dp.ui-datepicker", "text": "Prev Next"}
+    named = actionability._cover_dict({"role": "link", "name": "Prev"}, link, picker)
+    assert named["selector"] == "a.ui-datepicker-prev" and named["tag"] == "a"
+    assert named["in"] == "div#dp.ui-datepicker" and "id" not in named
+    assert named["label"] == "link 'Prev' in div#dp.ui-datepicker"
+    words = {"tag": "p", "selector": "p", "text": "We use cookies"}
+    wall = {"tag": "div", "selector": "div.cookie-wall", "text": "We use cookies Accept"}
+    nameless = actionability._cover_dict({}, words, wall)
+    assert nameless["selector"] == "div.cookie-wall" and "in" not in nameless
+    assert nameless["label"] == 'div.cookie-wall "We use cookies Accept"'

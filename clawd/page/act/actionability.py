@@ -380,24 +380,27 @@ def name_node(tab, session: Session, backend_node_id: int, deadline: float) -> d
 
 
 def _cover_dict(found: dict, top: dict, outer: dict | None) -> dict:
-    """{role, name, tag, id?, selector, in?, label}: `label` is how a message says it."""
-    box = outer or top
-    text = box.get("text")
-    dom = box.get("selector", "another element") + (f' "{text}"' if text else "")
-    if found.get("name"):
+    """{role, name, tag, id?, selector, in?, label}: `label` is how a message says it. Every field
+    is of one element: the top one when its role and name say what it is (`in`: the box around
+    it), else the box (the cookie wall's div, not the paragraph in it)."""
+    named = bool(found.get("name"))
+    own = top if named or not outer else outer
+    text = own.get("text")
+    dom = own.get("selector", "another element") + (f' "{text}"' if text else "")
+    if named:
         label = f"{found['role']} {found['name']!r}" + (f" in {outer['selector']}" if outer else "")
     else:  # a nameless role says little by itself: with the box's tag, classes and words
         label = f"{found['role']} {dom}" if found else dom
     covering = {
         "role": found.get("role") or "generic",
-        "name": found.get("name") or box.get("text") or "",
-        "tag": box.get("tag"),
-        "selector": box.get("selector"),
+        "name": found.get("name") or text or "",
+        "tag": own.get("tag"),
+        "selector": own.get("selector"),
         "label": label,
     }
-    if box.get("id"):
-        covering["id"] = box["id"]
-    if outer:
+    if own.get("id"):
+        covering["id"] = own["id"]
+    if outer and own is top:
         covering["in"] = outer["selector"]
     return covering
 
