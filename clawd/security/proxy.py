@@ -20,6 +20,7 @@ from clawd import log as clawd_log
 log = logging.getLogger("clawd.security")
 
 HEAD_LIMIT = 64 * 1024
+BODY_CHUNK = 64 * 1024
 CONNECT_TIMEOUT = 10.0
 IDLE_TIMEOUT = 120.0
 HOP_HEADERS = {"proxy-connection", "proxy-authorization", "connection", "keep-alive"}
@@ -154,7 +155,7 @@ class _ProxyHandler(socketserver.BaseRequestHandler):
             for h in header_block.split("\r\n")
             if h and h.split(":", 1)[0].strip().lower() not in HOP_HEADERS
         ]
-        body = _read_body(client, headers, rest)
+        length = _body_length(headers)
         upstream = self.server.connect(url.hostname, url.port or 80)
         path = urllib.parse.urlunsplit(("", "", url.path or "/", url.query, ""))
         # one request per connection, said on both sides: the next request is judged afresh, and
@@ -165,10 +166,11 @@ class _ProxyHandler(socketserver.BaseRequestHandler):
             + "\r\n\r\n"
         )
         with upstream:
-            upstream.sendall(head.encode("latin-1") + (body if body is not None else rest))
-            if body is None:  # a streamed (chunked) body: relay both ways as they come
+            upstream.sendall(head.encode("latin-1") + rest)
+            if length is None:  # a streamed (chunked) body: relay both ways as they come
                 _pipe(client, upstream)
                 return
+            _copy_body(client, upstream, length - len(rest))
             answer_head, answer_rest = _read_head(upstream)
             if answer_head is None:
                 return _answer(client, 502, "upstream closed without an answer")
@@ -176,24 +178,28 @@ class _ProxyHandler(socketserver.BaseRequestHandler):
             _pipe(client, upstream)
 
 
-def _read_body(client: socket.socket, headers: list[str], rest: bytes) -> bytes | None:
-    """The whole request body when its length is declared (None when it is chunked)."""
+def _body_length(headers: list[str]) -> int | None:
+    """The request body's declared length (None when it is chunked)."""
     fields = {
         h.split(":", 1)[0].strip().lower(): h.split(":", 1)[1].strip() for h in headers if ":" in h
     }
     if "chunked" in fields.get("transfer-encoding", "").lower():
         return None
     try:
-        length = int(fields.get("content-length", "0"))
+        return int(fields.get("content-length", "0"))
     except ValueError:
         raise errors.InvalidRequest("bad Content-Length") from None
-    body = rest
-    while len(body) < length:
-        chunk = client.recv(min(65536, length - len(body)))
+
+
+def _copy_body(client: socket.socket, upstream: socket.socket, remaining: int) -> None:
+    """The rest of a declared body, passed on as it comes: never held whole (a page's 48 MB
+    POST was read into one growing bytes object, quadratic, before the upstream was dialled)."""
+    while remaining > 0:
+        chunk = client.recv(min(BODY_CHUNK, remaining))
         if not chunk:
-            break
-        body += chunk
-    return body
+            return
+        upstream.sendall(chunk)
+        remaining -= len(chunk)
 
 
 def _closing(head: str) -> bytes:

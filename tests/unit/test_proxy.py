@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 
 import pytest
 
@@ -144,3 +145,17 @@ def test_chromium_is_told_to_send_loopback_through_it_too(proxy):
         f"--proxy-server={proxy.url}",
         "--proxy-bypass-list=<-loopback>",
     ]
+
+
+def test_a_request_body_is_passed_on_as_it_comes_never_held_whole(proxy, upstream):
+    """A page's POST announcing 64 MB: the upstream is dialled and gets the head at once; the
+    proxy used to read the whole body into memory first (quadratically) and only then connect."""
+    port, seen = upstream
+    head = b"POST http://site.test:%d/upload HTTP/1.1\r\nHost: site.test\r\nContent-Length: %d\r\n"
+    with socket.create_connection(proxy.server_address, timeout=5) as sock:
+        sock.sendall(head % (port, 64 * 1024 * 1024) + b"\r\n" + b"x" * 1024)
+        deadline = time.monotonic() + 5
+        while not seen:
+            assert time.monotonic() < deadline, "the upstream never saw the request"
+            time.sleep(0.01)
+    assert seen[0].startswith("POST /upload HTTP/1.1")
