@@ -4,12 +4,15 @@ itself, leaves none of its first 8 characters in the message (loopback fakes of 
 
 from __future__ import annotations
 
+from urllib.parse import quote, unquote
+
 import pytest
 
 from clawd import errors
 from clawd.config.loader import config_from_data
 from clawd.config.model import VisionConfig, VisionModel
 from clawd.page.observe import vision
+from clawd.security import redact
 from clawd.vision.models import MESSAGE_CHARS as VISION_CHARS
 from clawd.web.search import WebSearch
 from clawd.web.search.base import MESSAGE_CHARS as SEARCH_CHARS
@@ -22,11 +25,17 @@ def _echoes(key: str, cut: int) -> dict[str, str]:
         "all but its last character before the cut": "x" * (cut - len(key) + 1) + key + " tail",
         "its first 8 characters before the cut": "x" * (cut - 8) + key + " tail",
         "shortened by the provider": f"invalid key {key[:-2]}... (check your dashboard)",
+        "its tail only": f"key ending {key[3:]} is not valid",
+        "in another case": f"invalid key {key.upper()} (keys are case-sensitive)",
+        "percent-encoded in a URL": f"GET /v1?key={quote(key + '+/=', safe='')} failed",
     }
 
 
 def _leaked(text: str, key: str) -> bool:
-    return key[:8] in text
+    """Any 8 characters of the key in a row, in any case or percent-encoded."""
+    forms = {text, text.lower(), unquote(text)}
+    pieces = {key[i : i + 8].lower() for i in range(len(key) - 7)}
+    return any(piece in form.lower() for piece in pieces for form in forms)
 
 
 # -- web_search -----------------------------------------------------------------------------------
@@ -79,3 +88,20 @@ def test_a_vision_provider_error_echoing_the_key_at_the_cut_keeps_none_of_it(
     (failure,) = outcome.failures
     assert "the API key was refused (HTTP 401)" in failure and "***" in failure
     assert not _leaked(failure + outcome.failure, key), failure
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        lambda key: f"tail={key[4:]}",
+        lambda key: f"lower={key.lower()}",
+        lambda key: f"url-encoded={quote(key, safe='')}",
+        lambda key: f"middle={key[5:17]}",
+    ],
+    ids=["tail", "lower case", "percent-encoded", "a middle piece"],
+)
+def test_every_copy_of_eight_or_more_of_a_keys_characters_is_masked(echo):
+    key = "BRAVEKEY-Qq+Ww/Ee=Rr0123456789"  # the re-probe's: not URL-safe
+    scrubbed = redact.scrub(echo(key), [key])
+    assert "***" in scrubbed and not _leaked(scrubbed, key), scrubbed
+    assert redact.scrub("an ordinary line about BRAVE keys", [key]).endswith("BRAVE keys")
