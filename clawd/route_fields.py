@@ -72,6 +72,9 @@ TARGET = {
 }
 TIMEOUT = {"timeoutMs": opt(integer(100, 300000), "how long to wait, in milliseconds")}
 WRAP = {"wrap": opt(BOOL, "wrap page content in untrusted-content markers")}
+# answers of the page's state (its title, dialog messages, an evaluate's result): short strings,
+# each sanitized of marker look-alikes for an agent, as every string of a wrapped answer is
+WRAP_STRINGS = {"wrap": opt(BOOL, "sanitize the page's strings in the answer for an agent")}
 CLEAR = {"clear": opt(BOOL, "empty the buffer after reading")}
 
 SCREENSHOT_TYPES = ("png", "jpeg")
@@ -160,6 +163,7 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
             "url": req(STR, "http(s) URL"),
             "label": opt(STR, "a name for the new tab, usable as targetId"),
             **TIMEOUT,
+            **WRAP_STRINGS,
         }
     ),
     ("POST", "/tabs/focus"): RouteFields(body={"targetId": req(STR, TARGET["targetId"].help)}),
@@ -173,7 +177,9 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
         }
     ),
     # page
-    ("POST", "/navigate"): RouteFields(body={"url": req(STR, "http(s) URL"), **TARGET, **TIMEOUT}),
+    ("POST", "/navigate"): RouteFields(
+        body={"url": req(STR, "http(s) URL"), **TARGET, **TIMEOUT, **WRAP_STRINGS}
+    ),
     ("POST", "/screenshot"): RouteFields(
         body={
             **TARGET,
@@ -201,7 +207,8 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
     ("GET", "/snapshot/find"): RouteFields(
         query={**SNAPSHOT_QUERY, "text": opt(STR, "text the element's name contains")}
     ),
-    # act: POST /act reads the act table (server/act_request.py)
+    # act: POST /act reads the act table (server/act_request.py); the answer's shape, its query
+    ("POST", "/act"): RouteFields(query={**WRAP_STRINGS}),
     ("POST", "/highlight"): RouteFields(
         body={
             "ref": req(STR, "element ref (e12) to outline"),

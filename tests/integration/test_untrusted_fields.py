@@ -143,6 +143,33 @@ def test_an_error_answer_quoting_a_page_dialog_is_sanitized(service, client, sit
         _post(service, "/hooks/dialog", {"accept": True, "targetId": target})
 
 
+def test_open_navigate_and_act_answers_sanitize_the_title_when_wrapped(service, site):
+    """The page's state in these answers (its title, a dialog's message) is the page's words."""
+    page = f"<!doctype html><title>{escape(FORGED)}</title><p>t</p>"
+    site.route("/fields/titled.html", lambda h: answer(h, 200, page, "text/html; charset=utf-8"))
+    url = site.url("/fields/titled.html")
+    opened = _post(service, "/tabs/open", {"url": url, "wrap": True})
+    assert opened.status_code == 200, opened.text
+    target = opened.json()["targetId"]
+    try:
+        assert opened.json()["title"] == SANITIZED
+        assert_no_foreign_markers(opened.json())
+        went = _post(service, "/navigate", {"url": url, "targetId": target, "wrap": True})
+        assert went.json()["title"] == SANITIZED and assert_no_foreign_markers(went.json()) is None
+        acted = requests.post(
+            service.url + "/act?wrap=true",
+            json={"kind": "evaluate", "targetId": target, "fn": "() => document.title"},
+            timeout=30,
+            headers=_auth(service),
+        ).json()
+        assert acted["title"] == SANITIZED and acted["result"] == SANITIZED
+        assert_no_foreign_markers(acted)
+        plain = _post(service, "/navigate", {"url": url, "targetId": target}).json()
+        assert plain["title"] == FORGED  # for a script: the page's words
+    finally:
+        requests.delete(service.url + f"/tabs/{target}", timeout=30, headers=_auth(service))
+
+
 # -- the web tier's answers (no browser) -------------------------------------------------------
 @pytest.fixture(scope="module")
 def fakes():

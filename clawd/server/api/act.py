@@ -12,6 +12,7 @@ from clawd.page.act import input as pinput
 from clawd.server import act_request
 from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
+from clawd.untrusted_fields import as_asked
 
 HIGHLIGHT_MS = 2000
 _HIGHLIGHT = """function(ms, label) {
@@ -50,7 +51,8 @@ def act(req: Request) -> dict:
             f"body targetId {body_key!r} is not the tab of ?targetId= ({tab.tab_id})"
         )
     check_targets(action, tab)
-    return act_answer(tab, action, actions.run(_context(req, tab), action))
+    answer = act_answer(tab, action, actions.run(_context(req, tab), action))
+    return as_asked(answer, req.args.get("wrap", False))  # title, dialogs, results: the page's
 
 
 def act_answer(tab, action: acts.Action, data: dict) -> dict:

@@ -9,20 +9,19 @@ from clawd.server.answers import tab_answer
 from clawd.server.api.snapshot import labelled_screenshot
 from clawd.server.handler import FileResponse
 from clawd.server.routing import Request
+from clawd.untrusted_fields import as_asked
 
 
 def navigate(req: Request) -> dict:
     req.service.policy.check(req.args["url"])
     tab = req.tab()
-    return tab_answer(
+    state = navigate_tab(
         tab,
-        **navigate_tab(
-            tab,
-            req.args["url"],
-            policy=req.service.policy,
-            timeout=req.args.get("timeoutMs", 30000) / 1000,
-        ),
+        req.args["url"],
+        policy=req.service.policy,
+        timeout=req.args.get("timeoutMs", 30000) / 1000,
     )
+    return as_asked(tab_answer(tab, **state), req.args.get("wrap", False))  # the page's title
 
 
 def screenshot(req: Request) -> dict:

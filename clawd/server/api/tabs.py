@@ -36,7 +36,8 @@ def open_tab(req: Request) -> dict:
     except errors.ClawdError:
         browser.close_tab(tab)
         raise
-    return {**tab.to_dict(active=True), "ok": True, "loaded": state["loaded"]}
+    answer = {**tab.to_dict(active=True), "ok": True, "loaded": state["loaded"]}
+    return as_asked(answer, req.args.get("wrap", False))  # the title is the page's
 
 
 def focus(req: Request) -> dict:
