@@ -207,8 +207,8 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
     ("GET", "/snapshot/find"): RouteFields(
         query={**SNAPSHOT_QUERY, "text": opt(STR, "text the element's name contains")}
     ),
-    # act: POST /act reads the act table (server/act_request.py); the answer's shape, its query
-    ("POST", "/act"): RouteFields(query={**WRAP_STRINGS}),
+    # act: POST /act reads the act table (server/act_request.py), and of its query only `wrap`
+    # (WRAP_STRINGS: server/api/act.py); the rest of its query (targetId, profile) is not checked
     ("POST", "/highlight"): RouteFields(
         body={
             "ref": req(STR, "element ref (e12) to outline"),

@@ -58,8 +58,8 @@ _SECRET_PARAMS = _SECRET_NAMES | {"key", "auth"}
 
 def scrub(text: str, secrets: Iterable[str | None]) -> str:
     """`text` with each of `secrets` masked, and every copy of MIN_PREFIX or more of its
-    characters in a row, from any offset, in any case, or percent-encoded (a provider echoing the
-    key's tail, or the URL it was sent in). Scrub before cutting: a key cut short is still a leak."""
+    characters in a row, from any offset, in any case, or percent-encoded (a provider echoing
+    the key's tail, or the URL it was sent in). Scrub before cutting: a cut key still leaks."""
     for secret in secrets:
         if secret:
             text = _scrub_one(text, secret)

@@ -7,8 +7,10 @@ import time
 
 from clawd import acts, errors
 from clawd.deadline import remaining
+from clawd.fields import read_fields
 from clawd.page.act import actions, dialogs, downloads, filechooser
 from clawd.page.act import input as pinput
+from clawd.route_fields import WRAP_STRINGS
 from clawd.server import act_request
 from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
@@ -52,7 +54,19 @@ def act(req: Request) -> dict:
         )
     check_targets(action, tab)
     answer = act_answer(tab, action, actions.run(_context(req, tab), action))
-    return as_asked(answer, req.args.get("wrap", False))  # title, dialogs, results: the page's
+    wanted = (
+        read_fields({"wrap": req.query["wrap"]}, WRAP_STRINGS, "query")
+        if "wrap" in req.query
+        else {}
+    )
+    return as_asked(answer, wanted.get("wrap", False))  # title, dialogs, results: the page's
+
+
+def _wrapped(req: Request) -> bool:
+    """?wrap= of /act, read alone: the rest of its query (targetId, profile) is read elsewhere."""
+    if "wrap" not in req.query:
+        return False
+    return read_fields({"wrap": req.query["wrap"]}, WRAP_STRINGS, "query")["wrap"]
 
 
 def act_answer(tab, action: acts.Action, data: dict) -> dict:
