@@ -174,19 +174,19 @@ def test_a_frame_inside_an_out_of_process_frame_is_walked_in_that_frames_process
 
 
 def test_a_world_is_forgotten_when_its_tab_moves_to_another_site(isolated, site):
-    """No stale world (page/snapshot/aria.py Worlds), in a tab not preloaded: after a navigation
+    """No stale world (page/snapshot/inject.py Worlds), in a tab not preloaded: after a navigation
     to another site (another renderer process) the old document's world is gone, and the next
     one is the new document's."""
-    from clawd.page.snapshot import aria
+    from clawd.page.snapshot import aria, inject
 
     running, client = isolated
     tab_id = client.open(site.url("/snapshot/basics.html"))["tabId"]
     live = running.live_tab(tab_id)
-    old = aria.world(live.session, live.target_id, 5)  # watched from here on, made here
-    assert aria.WORLDS.get(live.session, live.target_id, 5) == old
+    old = inject.world(live.session, live.target_id, 5)  # watched from here on, made here
+    assert inject.WORLDS.get(live.session, live.target_id, 5) == old
     client.navigate(site.url("/snapshot/dups.html").replace("127.0.0.1", OTHER), target_id=tab_id)
-    assert aria.WORLDS.get(live.session, live.target_id, 5) is None
-    new = aria.world(live.session, live.target_id, 5)
+    assert inject.WORLDS.get(live.session, live.target_id, 5) is None
+    new = inject.world(live.session, live.target_id, 5)
     assert aria.evaluate(live.session, new, "location.hostname", 5) == OTHER
     body = client.request("GET", "/snapshot", params={"targetId": tab_id})
     assert body["snapshot"].count('button "OK"') == 3, body["snapshot"]

@@ -1,4 +1,4 @@
-"""The walker preloaded into a tab's later documents (page/snapshot/aria.py preload): after a
+"""The walker preloaded into a tab's later documents (page/snapshot/inject.py preload): after a
 tab's first snapshot, every new document of the tab, its iframes too, starts with the script in
 clawd's world; a tab never snapshotted gets nothing; a preloaded document's snapshot is the one
 an injected walker takes, one whose script went missing gets it injected, and the world has no
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from clawd.page.snapshot import aria
+from clawd.page.snapshot import inject
 
 
 def open_page(client, site, tab_id, path):
@@ -21,7 +21,7 @@ def snap(client, tab_id) -> dict:
 
 def in_world(live, expression, frame_id=None, *, promise=False):
     """`expression`'s value in clawd's world of the frame (the main frame by default)."""
-    context = aria.world(live.session, frame_id or live.target_id, 5)
+    context = inject.world(live.session, frame_id or live.target_id, 5)
     reply = live.session.call(
         "Runtime.evaluate",
         {
@@ -124,17 +124,17 @@ def test_the_world_chrome_reported_is_the_one_it_hands_back(client, site, servic
     def made(frame_id):
         return live.session.call(
             "Page.createIsolatedWorld",
-            {"frameId": frame_id, "worldName": aria.WORLD, "grantUniveralAccess": False},
+            {"frameId": frame_id, "worldName": inject.WORLD, "grantUniveralAccess": False},
             timeout=5,
         )["executionContextId"]
 
     open_page(client, site, tab_id, "frames.html")
     iframe = same_process_iframe(live)
-    first = aria.WORLDS.get(live.session, live.target_id, 5)
+    first = inject.WORLDS.get(live.session, live.target_id, 5)
     assert first is not None and first == made(live.target_id)
-    assert aria.WORLDS.get(live.session, iframe, 5) == made(iframe)
+    assert inject.WORLDS.get(live.session, iframe, 5) == made(iframe)
     open_page(client, site, tab_id, "dups.html")  # the old document's world is forgotten
-    second = aria.WORLDS.get(live.session, live.target_id, 5)
+    second = inject.WORLDS.get(live.session, live.target_id, 5)
     assert second not in (None, first) and second == made(live.target_id)
-    assert aria.WORLDS.get(live.session, iframe, 5) is None
+    assert inject.WORLDS.get(live.session, iframe, 5) is None
     client.close_tab(tab_id)

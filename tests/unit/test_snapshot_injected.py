@@ -1,4 +1,4 @@
-"""Which execution contexts hold clawd's snapshot script (page/snapshot/aria.py Injected): a new
+"""Which execution contexts hold clawd's snapshot script (page/snapshot/inject.py Injected): a new
 document's context gets the script without being asked first; a known one, or any of a session
 whose new documents Chrome gives the script (preload), is asked."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import gc
 
-from clawd.page.snapshot.aria import Injected
+from clawd.page.snapshot.inject import Injected
 
 
 class FakeSession:

@@ -1,4 +1,4 @@
-"""clawd's world in each frame as Runtime's events tell (page/snapshot/aria.py Worlds): a world
+"""clawd's world in each frame as Runtime's events tell (page/snapshot/inject.py Worlds): a world
 Chrome reported is known without asking, forgotten with its context, all of a session's
 forgotten when Chrome clears them, and the events handled before an answer is given."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from clawd.page.snapshot.aria import WORLD, Worlds
+from clawd.page.snapshot.inject import WORLD, Worlds
 
 
 class FakeSession:

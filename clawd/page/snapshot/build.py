@@ -1,27 +1,22 @@
 """Accessibility snapshots of a tab (DESIGN.md §7): options, walking every frame (same-process
 and out-of-process iframes), the text operations, refs, find and the labelled screenshot.
-The in-page walker and Chrome's names are in aria.py; text operations in ariatext.py."""
+Getting the walker into a frame is inject.py's, walking it and Chrome's names aria.py's, text
+operations ariatext.py's, resolving a ref refs.py's."""
 
 from __future__ import annotations
 
 import re
-import threading
 import time
 from dataclasses import dataclass, replace
 
 from clawd import errors, ref_syntax
-from clawd.browser.tab import StateKey
 from clawd.deadline import left_or_raise
-from clawd.page.snapshot import aria, ariatext
+from clawd.page.snapshot import aria, ariatext, inject
 from clawd.page.snapshot import refs as refstore
 
 DEFAULT_MAX_CHARS = 80000
 EFFICIENT = {"interactive": True, "compact": True, "depth": 6, "max_chars": 10000}
 MAX_FRAMES = 50
-# the in-page walker keeps one snapshot's state between its two steps, and the ref store is per
-# tab: two snapshots of one tab at once would interleave, so they take turns. Reentrant: resolving
-# frame= inside a snapshot may walk the frame again to find a role ref.
-SNAPSHOT_LOCK = StateKey("snapshot.lock", lambda tab: threading.RLock())
 
 
 @dataclass(frozen=True)
@@ -71,7 +66,7 @@ def take(tab, options: Options) -> dict:
     opts = options.resolved()
     deadline = time.monotonic() + opts.timeout_ms / 1000
     tab.check_usable()
-    lock = _lock(tab)
+    lock = aria.lock(tab)
     if not lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
         raise errors.RequestTimeout(
             f"another snapshot of tab {tab.tab_id} did not finish within "
@@ -99,10 +94,6 @@ def take(tab, options: Options) -> dict:
         lock.release()
 
 
-def _lock(tab) -> threading.RLock:
-    return tab.state[SNAPSHOT_LOCK]
-
-
 def _take(tab, opts: Options, deadline: float) -> dict:
     store = refstore.store(tab)
     root = _root_target(tab, opts, store, deadline)
@@ -119,7 +110,7 @@ def _take(tab, opts: Options, deadline: float) -> dict:
             frames[root.prefix] = replace(frames[root.prefix], selector=opts.selector)
         store.replace(refs, frames, counter, mode=opts.ref_mode)
     for session in {frame.session for frame in frames.values()}:
-        aria.preload(session)  # the tab's later documents get the walker as they start
+        inject.preload(session)  # the tab's later documents get the walker as they start
     return _response(tab, opts, text, refs, truncated, chrome)
 
 
@@ -338,7 +329,7 @@ def _iframe_targets(
         for ref, node in zip(iframe_refs, described)
     ]
     found = [t for t in targets if t is not None]
-    made = aria.worlds([(t.session, t.frame_id) for t in found], walk)
+    made = inject.worlds([(t.session, t.frame_id) for t in found], walk.remaining)
     for target, world in zip(found, made):
         target.context = world
     return targets, empty
@@ -357,66 +348,6 @@ def _bare_body(iframe: dict) -> bool:
     html = next((n for n in document.get("children", ()) if n.get("nodeName") == "HTML"), {})
     body = next((n for n in html.get("children", ()) if n.get("nodeName") == "BODY"), None)
     return body is not None and not body.get("shadowRoots") and not body.get("childNodeCount")
-
-
-# -- role refs ------------------------------------------------------------------------------------
-LOOKUP_TIMEOUT = 10.0
-
-
-def find_by_role(
-    tab, frame: refstore.FrameRefs, prefix: str, role: str, name: str, nth: int
-) -> int | None:
-    """The backend node id of the element that has `role`, `name` and `nth` among equals in the
-    frame's document now, counted as the snapshot counted them (same walk, same scope), or None.
-    For a role ref whose element a re-render replaced: the walk leaves the page's refs of the latest
-    snapshot as they are, so every other ref still resolves as before."""
-    deadline = time.monotonic() + LOOKUP_TIMEOUT
-    lock = _lock(tab)
-    if not lock.acquire(timeout=LOOKUP_TIMEOUT):
-        raise errors.RequestTimeout(f"another snapshot of tab {tab.tab_id} did not finish in time")
-    try:
-        walk = aria.Walk(
-            frame.session, frame.frame_id, "ai", prefix, frame.selector, deadline, lookup=True
-        )
-        result = aria.walk_frame(walk, refstore.store(tab).counter)
-        match = next(
-            (
-                ref
-                for ref, r_role, r_name, r_nth, _ in result.refs
-                if (r_role, r_name, r_nth or 0) == (role, name, nth)
-            ),
-            None,
-        )
-        return (
-            None
-            if match is None
-            else _lookup_backend(frame.session, result.context, match, deadline)
-        )
-    except (
-        errors.SelectorNotFound,
-        errors.InvalidRequest,
-    ):  # the snapshot's selector= matches nothing now
-        return None
-    except errors.CdpError:
-        raise errors.RefStale(
-            f"the document of the {role} {name!r} went away; take a new snapshot"
-        ) from None
-    finally:
-        lock.release()
-
-
-def _lookup_backend(session, context: int, ref: str, deadline: float) -> int | None:
-    element = aria.evaluate(
-        session, context, f"__clawd.lookup.get({_js(ref)})", _left(deadline), by_value=False
-    )
-    if "objectId" not in element:
-        return None
-    try:
-        return session.call(
-            "DOM.describeNode", {"objectId": element["objectId"]}, timeout=_left(deadline)
-        )["node"]["backendNodeId"]
-    finally:
-        session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": aria.GROUP})
 
 
 # -- find and labels ------------------------------------------------------------------------------
@@ -457,7 +388,7 @@ def labels(tab, refs: dict, *, timeout_ms: int = 20000) -> Labelled:
 
     main = [ref for ref in refs if not ref.startswith("f")]
     deadline = time.monotonic() + timeout_ms / 1000
-    context = aria.world(tab.session, _main_frame_id(tab.session, deadline), _left(deadline))
+    context = inject.world(tab.session, _main_frame_id(tab.session, deadline), _left(deadline))
     drawn = aria.evaluate(tab.session, context, f"__clawd.drawLabels({_js(main)})", _left(deadline))
     try:
         data, kind = capture.screenshot(tab, timeout=_left(deadline))

@@ -12,16 +12,21 @@ on the element that now has its role, name and nth among equals, as Playwright's
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 from dataclasses import dataclass, field
 
 from clawd import errors
 from clawd.browser.tab import StateKey
 from clawd.cdp.session import Session
+from clawd.deadline import left_or_raise
+from clawd.page.snapshot import aria, inject
 from clawd.ref_syntax import CANONICAL, REF_MODES, normalize
 
 STALE_HINT = "take a new snapshot"
 MODES = REF_MODES
+LOOKUP_TIMEOUT = 10.0  # a role ref's look-up: one walk of its frame
 
 
 @dataclass(frozen=True)
@@ -122,12 +127,8 @@ class _Removed(errors.RefStale):
 
 def _by_role(tab, frame: FrameRefs, ref: str, info: dict) -> int:
     """A role ref whose element a re-render replaced: the element that has its role, name and nth
-    now (snapshot.py walks the frame again without touching the refs of the latest snapshot)."""
-    from clawd.page.snapshot import (
-        build as snapshot,
-    )  # snapshot imports refs; the cycle is only at call time
-
-    found = snapshot.find_by_role(
+    now (find_by_role walks the frame again without touching the refs of the latest snapshot)."""
+    found = find_by_role(
         tab, frame, info["prefix"], info["role"], info["name"], info.get("nth") or 0
     )
     if found is None:
@@ -139,13 +140,67 @@ def _by_role(tab, frame: FrameRefs, ref: str, info: dict) -> int:
     return found
 
 
-def _live_backend_id(frame: FrameRefs, ref: str) -> int:
-    from clawd.page.snapshot import (
-        aria,
-    )  # aria imports nothing of refs; the cycle is only at call time
-
+def find_by_role(tab, frame: FrameRefs, prefix: str, role: str, name: str, nth: int) -> int | None:
+    """The backend node id of the element that has `role`, `name` and `nth` among equals in the
+    frame's document now, counted as the snapshot counted them (same walk, same scope), or None.
+    For a role ref whose element a re-render replaced: the walk leaves the page's refs of the latest
+    snapshot as they are, so every other ref still resolves as before."""
+    deadline = time.monotonic() + LOOKUP_TIMEOUT
+    lock = aria.lock(tab)
+    if not lock.acquire(timeout=LOOKUP_TIMEOUT):
+        raise errors.RequestTimeout(f"another snapshot of tab {tab.tab_id} did not finish in time")
     try:
-        context = aria.world(frame.session, frame.frame_id, 5.0)
+        walk = aria.Walk(
+            frame.session, frame.frame_id, "ai", prefix, frame.selector, deadline, lookup=True
+        )
+        result = aria.walk_frame(walk, store(tab).counter)
+        match = next(
+            (
+                ref
+                for ref, r_role, r_name, r_nth, _ in result.refs
+                if (r_role, r_name, r_nth or 0) == (role, name, nth)
+            ),
+            None,
+        )
+        return (
+            None
+            if match is None
+            else _lookup_backend(frame.session, result.context, match, deadline)
+        )
+    except (
+        errors.SelectorNotFound,
+        errors.InvalidRequest,
+    ):  # the snapshot's selector= matches nothing now
+        return None
+    except errors.CdpError:
+        raise errors.RefStale(
+            f"the document of the {role} {name!r} went away; take a new snapshot"
+        ) from None
+    finally:
+        lock.release()
+
+
+def _lookup_backend(session, context: int, ref: str, deadline: float) -> int | None:
+    element = aria.evaluate(
+        session, context, f"__clawd.lookup.get({json.dumps(ref)})", _left(deadline), by_value=False
+    )
+    if "objectId" not in element:
+        return None
+    try:
+        return session.call(
+            "DOM.describeNode", {"objectId": element["objectId"]}, timeout=_left(deadline)
+        )["node"]["backendNodeId"]
+    finally:
+        session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": aria.GROUP})
+
+
+def _left(deadline: float) -> float:
+    return left_or_raise(deadline, errors.RequestTimeout, aria.LATE)
+
+
+def _live_backend_id(frame: FrameRefs, ref: str) -> int:
+    try:
+        context = inject.world(frame.session, frame.frame_id, 5.0)
         result = frame.session.call(
             "Runtime.evaluate",
             {
