@@ -169,11 +169,12 @@ class Connection:
         self, calls: list[tuple[str, dict | None]], *, session_id: str | None = None
     ) -> list[Pending]:
         """send() for several commands of one session, written to the socket at once (Chrome
-        runs them in this order); their Pendings in the same order."""
+        runs them in this order); their Pendings in the same order. A gone socket fails them as
+        it fails send(): with the connection's own error."""
         replies = [_Reply(session_id) for _ in calls]
         with self._lock:
             if self._close_reason is not None:
-                raise errors.BrowserGone(f"browser connection closed ({self._close_reason})")
+                raise self._gone(self._close_reason)
             ids = [next(self._ids) for _ in calls]
             for call_id, reply in zip(ids, replies):
                 self._pending[call_id] = reply
@@ -189,9 +190,7 @@ class Connection:
             for call_id in ids:
                 self._forget(call_id)
             self._shutdown(f"send failed: {exc}")
-            raise errors.BrowserGone(
-                f"browser connection lost while sending {calls[0][0]}"
-            ) from exc
+            raise self._gone(f"lost while sending {calls[0][0]}") from exc
         return [
             Pending(self, call_id, method, reply)
             for call_id, (method, _), reply in zip(ids, calls, replies)

@@ -10,8 +10,7 @@ import time
 from collections.abc import Callable
 
 from clawd import errors
-from clawd.cdp.session import Session
-from clawd.page.act.dialogs import guarded_call, guarded_calls
+from clawd.page.act.guard import Guarded
 
 # Pauses between tries (s), the last one repeated: the first retry at once (a cover removed by the
 # click's own handlers), then quickly, then every half second until the deadline.
@@ -325,7 +324,8 @@ def _covered(element, answer: dict, waited: float, deadline: float) -> errors.Cl
     x, y = answer["x"], answer["y"]
     try:  # the accessibility role and name, in the time left; the page's description otherwise
         if answer.get("coverNode"):  # a box of the tab's document over the element's iframe
-            covering = name_node(element.tab, answer["coverSession"], answer["coverNode"], deadline)
+            page = Guarded(element.tab, answer["coverSession"], deadline)
+            covering = name_node(page, answer["coverNode"])
         else:
             found = _ax_role(element, answer.get("frameX", x), answer.get("frameY", y), deadline)
             cover = answer.get("cover") or {}
@@ -345,37 +345,33 @@ def _ax_role(element, x: float, y: float, deadline: float) -> dict:
     """{role, name} of what covers `element` at (x, y) of its frame, when they say something:
     looked for from the top element up to, not into, the boxes that hold the target. Two round
     trips."""
-    tab, session = element.tab, element.session
+    page = element.page(deadline)
     top_at = {
         "functionDeclaration": _TOP_AT,
         "objectId": element.object_id,
         "arguments": [{"value": x}, {"value": y}],
     }
     own = {"backendNodeId": element.backend_node_id, "fetchRelatives": True}
-    top, holders = guarded_calls(
-        tab,
-        session,
+    top, holders = page.calls(
         [("Runtime.callFunctionOn", top_at), ("Accessibility.getPartialAXTree", own)],
-        deadline,
         errors_as_values=True,
     )
     object_id = None if isinstance(top, errors.CdpError) else top["result"].get("objectId")
     if not object_id:
         return {}
     stop = set() if isinstance(holders, errors.CdpError) else _chain(holders, own["backendNodeId"])
-    return _meaningful(tab, session, {"objectId": object_id}, deadline, stop=stop)
+    return _meaningful(page, {"objectId": object_id}, stop=stop)
 
 
-def name_node(tab, session: Session, backend_node_id: int, deadline: float) -> dict:
-    """What a node of another document is as a cover (a box of a parent frame over an iframe)."""
-    remote = guarded_call(
-        tab, session, "DOM.resolveNode", {"backendNodeId": backend_node_id}, deadline
-    )
+def name_node(page: Guarded, backend_node_id: int) -> dict:
+    """What a node of another document (`page`'s session) is as a cover (a box of a parent frame
+    over an iframe)."""
+    remote = page.call("DOM.resolveNode", {"backendNodeId": backend_node_id})
     object_id = remote["object"]["objectId"]
     describe = {"functionDeclaration": _DESCRIBE, "objectId": object_id, "returnByValue": True}
-    answer = guarded_call(tab, session, "Runtime.callFunctionOn", describe, deadline)
+    answer = page.call("Runtime.callFunctionOn", describe)
     dom = (answer.get("result") or {}).get("value") or {}
-    found = _meaningful(tab, session, {"objectId": object_id}, deadline, stop=set())
+    found = _meaningful(page, {"objectId": object_id}, stop=set())
     return _cover_dict(found, dom.get("top") or {}, None)
 
 
@@ -418,17 +414,14 @@ def _chain(tree: dict, backend_node_id: int) -> set:
     return held
 
 
-def _meaningful(tab, session: Session, remote: dict, deadline: float, *, stop: set) -> dict:
+def _meaningful(page: Guarded, remote: dict, *, stop: set) -> dict:
     """{role, name} of the nearest accessibility node from `remote` up that says what it is,
     not going into the ones whose DOM node is in `stop` (those hold the target)."""
-    described, tree = guarded_calls(
-        tab,
-        session,
+    described, tree = page.calls(
         [
             ("DOM.describeNode", remote),
             ("Accessibility.getPartialAXTree", {**remote, "fetchRelatives": True}),
         ],
-        deadline,
         errors_as_values=True,
     )
     if isinstance(described, errors.CdpError) or isinstance(tree, errors.CdpError):

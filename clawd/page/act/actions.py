@@ -19,7 +19,8 @@ from clawd.acts import Action
 from clawd.browser.tab import Tab
 from clawd.page.act import dialogs, downloads, forms, keys, settle, waits
 from clawd.page.act import input as pinput
-from clawd.page.act.dialogs import DialogOpened, guarded_call
+from clawd.page.act.dialogs import DialogOpened
+from clawd.page.act.guard import Guarded
 from clawd.page.observe import interception
 from clawd.page.state import navigation
 
@@ -47,6 +48,10 @@ class Context:
                 timeout += action.args["timeMs"]  # a fixed wait longer than the default still runs
         timeout = min(acts.MAX_TIMEOUT_MS, max(acts.MIN_TIMEOUT_MS, timeout))
         return time.monotonic() + timeout / 1000
+
+    def page(self, deadline: float) -> Guarded:
+        """The action's guarded way to the tab's page session."""
+        return Guarded.page(self.tab, deadline)
 
     def element(self, ref: str, deadline: float) -> pinput.Element:
         if self._resolve_ref is None:
@@ -180,13 +185,11 @@ def _page_state(tab: Tab, deadline: float) -> dict:
     if dialogs.state(tab).pending:
         return {"url": tab.url, "title": tab.title}
     try:
+        page = Guarded.page(tab, max(deadline, time.monotonic() + 0.5))
         value = (
-            guarded_call(
-                tab,
-                tab.session,
+            page.call(
                 "Runtime.evaluate",
                 {"expression": "[location.href, document.title]", "returnByValue": True},
-                max(deadline, time.monotonic() + 0.5),
             )
             .get("result", {})
             .get("value")
@@ -239,10 +242,9 @@ def click_coords(ctx: Context, a: dict, deadline: float) -> None:
 
 def _click_at(ctx: Context, a: dict, x: float, y: float, deadline: float) -> None:
     pinput.click_at(
-        ctx.tab,
+        ctx.page(deadline),
         x,
         y,
-        deadline,
         button=a.get("button", "left"),
         modifiers=keys.modifier_mask(a.get("modifiers", [])),
         double=a.get("doubleClick", False),
@@ -253,7 +255,7 @@ def _click_at(ctx: Context, a: dict, x: float, y: float, deadline: float) -> Non
 def hover(ctx: Context, a: dict, deadline: float) -> None:
     element = ctx.element(a["ref"], deadline)
     x, y = pinput.clickable_point(element, deadline, enabled=False)  # a disabled one's tooltip
-    pinput.mouse_move(ctx.tab, x, y, deadline)
+    pinput.mouse_move(ctx.page(deadline), x, y)
 
 
 def scroll_into_view(ctx: Context, a: dict, deadline: float) -> None:
@@ -266,7 +268,7 @@ def type_text(ctx: Context, a: dict, deadline: float) -> None:
     element = ctx.element(a["ref"], deadline)
     forms.enter_text(element, a["text"], deadline, slowly=a.get("slowly", False))
     if a.get("submit"):
-        pinput.press_chord(ctx.tab, keys.parse_chord("Enter"), deadline)
+        pinput.press_chord(ctx.page(deadline), keys.parse_chord("Enter"))
 
 
 def press(ctx: Context, a: dict, deadline: float) -> None:
@@ -274,7 +276,7 @@ def press(ctx: Context, a: dict, deadline: float) -> None:
         element = ctx.element(a["ref"], deadline)
         pinput.prepare(element, deadline)
         element.call("function() { this.focus(); }", deadline=deadline)
-    pinput.press_chord(ctx.tab, keys.parse_chord(a["key"]), deadline, delay_ms=a.get("delayMs", 0))
+    pinput.press_chord(ctx.page(deadline), keys.parse_chord(a["key"]), delay_ms=a.get("delayMs", 0))
 
 
 def drag(ctx: Context, a: dict, deadline: float) -> None:
@@ -282,34 +284,26 @@ def drag(ctx: Context, a: dict, deadline: float) -> None:
     sx, sy = pinput.clickable_point(start, deadline, enabled=False)
     end = ctx.element(a["endRef"], deadline)
     ex, ey = pinput.clickable_point(end, deadline, check_covered=False, enabled=False)
-    drag_between(ctx.tab, (sx, sy), (ex, ey), deadline)
+    drag_between(ctx.page(deadline), (sx, sy), (ex, ey))
 
 
-def drag_between(tab: Tab, start: tuple, end: tuple, deadline: float) -> None:
+def drag_between(page: Guarded, start: tuple, end: tuple) -> None:
     """A mouse drag; an HTML5 drag the page starts is intercepted and dropped on the end point."""
-    session = tab.session
+    session = page.session
     intercepted = session.expect("Input.dragIntercepted")
-    guarded_call(tab, session, "Input.setInterceptDrags", {"enabled": True}, deadline)
+    page.call("Input.setInterceptDrags", {"enabled": True})
     try:
         (sx, sy), (ex, ey) = start, end
-        pinput.mouse_move(tab, sx, sy, deadline)
-        pinput.mouse_button(tab, "mousePressed", sx, sy, deadline)
+        pinput.mouse_move(page, sx, sy)
+        pinput.mouse_button(page, "mousePressed", sx, sy)
         for step in (0.1, 0.5, 1.0):
-            pinput.mouse_move(
-                tab, sx + (ex - sx) * step, sy + (ey - sy) * step, deadline, buttons=1
-            )
-        session.connection.events.flush(max(0.05, min(1.0, deadline - time.monotonic())))
+            pinput.mouse_move(page, sx + (ex - sx) * step, sy + (ey - sy) * step, buttons=1)
+        session.connection.events.flush(max(0.05, min(1.0, page.deadline - time.monotonic())))
         if intercepted.done:
             data = intercepted.params["data"]
             for kind in ("dragEnter", "dragOver", "drop"):
-                guarded_call(
-                    tab,
-                    session,
-                    "Input.dispatchDragEvent",
-                    {"type": kind, "x": ex, "y": ey, "data": data},
-                    deadline,
-                )
-        pinput.mouse_button(tab, "mouseReleased", ex, ey, deadline)
+                page.call("Input.dispatchDragEvent", {"type": kind, "x": ex, "y": ey, "data": data})
+        pinput.mouse_button(page, "mouseReleased", ex, ey)
     finally:
         intercepted.unsubscribe()
         session.try_call("Input.setInterceptDrags", {"enabled": False}, timeout=2)
@@ -326,12 +320,9 @@ def fill(ctx: Context, a: dict, deadline: float) -> dict:
 
 
 def resize(ctx: Context, a: dict, deadline: float) -> dict:
-    guarded_call(
-        ctx.tab,
-        ctx.tab.session,
+    ctx.page(deadline).call(
         "Emulation.setDeviceMetricsOverride",
         {"width": a["width"], "height": a["height"], "deviceScaleFactor": 0, "mobile": False},
-        deadline,
     )
     return {"viewport": {"width": a["width"], "height": a["height"]}}
 

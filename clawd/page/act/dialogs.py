@@ -1,7 +1,7 @@
 """JavaScript dialogs (alert, confirm, prompt, beforeunload) as per-tab modal state: the tab hook
 records each opened dialog as pending with a `dialogId` (or answers it at once when an answer was
-armed), `answer()` closes one, and `guarded_call()` is how actions talk to a page so that a dialog
-opening mid-action ends the action promptly instead of hanging it."""
+armed), and `answer()` closes one. An action's calls watch this state through guard.py, so a
+dialog opening mid-action ends the action promptly instead of hanging it."""
 
 from __future__ import annotations
 
@@ -15,9 +15,6 @@ from clawd.cdp.session import Session
 
 HISTORY = 20
 _ids = itertools.count(1)
-# A page call blocked behind a dialog is noticed within this long (its reply, when the dialog is
-# answered, finds no waiter and is dropped).
-DIALOG_POLL = 0.02
 
 
 class DialogOpened(Exception):
@@ -156,54 +153,3 @@ def check_not_blocked(tab: Tab) -> None:
             dialog=first,
             pending=pending,
         )
-
-
-def guarded_call(
-    tab: Tab, session: Session, method: str, params: dict | None, deadline: float
-) -> dict:
-    """session.call() that gives up when a dialog opens on the tab (DialogOpened) or the action's
-    deadline passes (ActTimeout), whichever comes first."""
-    return guarded_calls(tab, session, [(method, params)], deadline)[0]
-
-
-def guarded_calls(
-    tab: Tab,
-    session: Session,
-    calls: list[tuple[str, dict | None]],
-    deadline: float,
-    *,
-    errors_as_values: bool = False,
-) -> list:
-    """The replies of `calls`, all sent at once (Chrome runs one session's commands in the order
-    they came): one round trip for a chain whose steps do not need each other's answers. Each
-    reply is waited for as guarded_call does; on any failure the calls not answered yet are
-    dropped (their late replies find no waiter). With `errors_as_values`, a call Chrome refused
-    gives its CdpError in its place instead of raising it."""
-    dialogs = state(tab)
-    if dialogs.pending:
-        raise DialogOpened()
-    if deadline - time.monotonic() <= 0:
-        raise errors.ActTimeout(f"the action ran out of time before {calls[0][0]}")
-    sent = session.send_many(calls) if len(calls) > 1 else [session.send(*calls[0])]
-    try:
-        return [_guarded_result(dialogs, p, deadline, errors_as_values) for p in sent]
-    except BaseException:
-        for pending in sent:
-            pending.discard()
-        raise
-
-
-def _guarded_result(dialogs: DialogState, pending, deadline: float, errors_as_values: bool):
-    """The reply, waited for on this thread (no hand-off: it cost 0.2-0.3 ms a call) in slices of
-    DIALOG_POLL, between which an opened dialog or the deadline ends the wait."""
-    while not pending.wait(max(0.0, min(DIALOG_POLL, deadline - time.monotonic()))):
-        if dialogs.pending:
-            raise DialogOpened()
-        if time.monotonic() >= deadline:
-            raise errors.ActTimeout(f"{pending.method} did not answer before the action's deadline")
-    try:
-        return pending.result(0)
-    except errors.CdpError as exc:
-        if errors_as_values:
-            return exc
-        raise

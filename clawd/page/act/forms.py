@@ -11,6 +11,7 @@ from clawd import errors
 from clawd.coerce import as_bool
 from clawd.page.act import input as pinput
 from clawd.page.act import keys
+from clawd.page.act.guard import Guarded
 
 E = errors.ActInvalidRequest
 CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
@@ -67,13 +68,13 @@ def enter_text(
         if not element.call(_SET_VALUE, text, deadline=deadline):
             raise E(f"text: {text!r} is not a valid value for {element.describe()}")
         return
-    tab = element.tab
+    keyboard = Guarded.page(element.tab, deadline)
     if not text:
-        pinput.press_chord(tab, keys.parse_chord("Delete"), deadline)
+        pinput.press_chord(keyboard, keys.parse_chord("Delete"))
     elif slowly:
-        pinput.type_slowly(tab, text, deadline)
+        pinput.type_slowly(keyboard, text)
     else:
-        pinput.insert_text(tab, text, deadline)
+        pinput.insert_text(keyboard, text)
 
 
 _SELECT = """function(wanted) {
@@ -194,7 +195,7 @@ def set_checked(
             "one of its group"
         )
     x, y = pinput.clickable_point(element, deadline)
-    pinput.click_at(element.tab, x, y, deadline)
+    pinput.click_at(Guarded.page(element.tab, deadline), x, y)
     if not _reached(element, wanted, deadline):
         raise E(
             f"clicking {element.describe()} did not make it {'checked' if wanted else 'unchecked'}"

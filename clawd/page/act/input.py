@@ -1,8 +1,8 @@
 """Real input on a page: an element's clickable point in the tab's viewport (when it is
 actionable, actionability.py; for an element in an iframe, shifted to where the frame sits and
 checked against the tab's own document), and mouse and keyboard events over
-Input.dispatchMouseEvent/dispatchKeyEvent/insertText. Every page call goes through
-dialogs.guarded_call with the action's deadline."""
+Input.dispatchMouseEvent/dispatchKeyEvent/insertText. Every page call goes through the action's
+guarded session (guard.py): mouse and keyboard take the tab's, an element hands out its own."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
 from clawd.page.act import actionability, keys
-from clawd.page.act.dialogs import guarded_call, guarded_calls
+from clawd.page.act.guard import Guarded
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4}
 
@@ -39,7 +39,7 @@ class Element:
             "arguments": [_argument(a) for a in args],
             "awaitPromise": True,
         }
-        answer = guarded_call(self.tab, self.session, "Runtime.callFunctionOn", params, deadline)
+        answer = self.page(deadline).call("Runtime.callFunctionOn", params)
         if "exceptionDetails" in answer:
             raise errors.ActInvalidRequest(
                 f"the page refused the action on {self.describe()}: "
@@ -47,6 +47,10 @@ class Element:
             )
         result = answer.get("result", {})
         return result.get("value") if by_value else result
+
+    def page(self, deadline: float) -> Guarded:
+        """The action's guarded way to the element's session."""
+        return Guarded(self.tab, self.session, deadline)
 
     def describe(self) -> str:
         label = f"{self.role} {self.name!r}" if self.name else (self.role or "element")
@@ -70,12 +74,8 @@ def exception_message(details: dict) -> str:
 def element_for(tab: Tab, resolved, deadline: float) -> Element:
     """An Element from a refs.ResolvedRef (session, backend_node_id, role, name, ref)."""
     try:
-        answer = guarded_call(
-            tab,
-            resolved.session,
-            "DOM.resolveNode",
-            {"backendNodeId": resolved.backend_node_id},
-            deadline,
+        answer = Guarded(tab, resolved.session, deadline).call(
+            "DOM.resolveNode", {"backendNodeId": resolved.backend_node_id}
         )
     except errors.CdpError:
         raise errors.ActElementDetached(
@@ -140,32 +140,32 @@ def _in_tab(
     sits, and only where no box of the tab's document lies over the frame."""
     if not answer.get("framed"):
         return answer
-    tab = element.tab
+    page = Guarded.page(element.tab, deadline)
     _scroll_frames_into_view(element, deadline)
-    if element.session is not tab.session:
-        _await_frames(tab, deadline)  # input is routed by the last frame the tab drew
+    if element.session is not page.session:
+        _await_frames(page)  # input is routed by the last frame the tab drew
     answer = actionability.check(
         element, deadline, hit=check_covered, enabled=enabled, scroll=False
     )  # the point again: scrolling the frames may have moved it in its own frame too
     if answer["state"] != "ok":
         return answer
     quads = _content_quads(element, deadline)
-    ox, oy = frame_offset(tab, element.session, deadline)
+    ox, oy = frame_offset(page, element.session)
     # quads are in the viewport of the element's process's top frame; answer's in its own frame
     dx = min(min(q[0::2]) for q in quads) - answer["left"] + ox
     dy = min(min(q[1::2]) for q in quads) - answer["top"] + oy
     x, y = answer["x"] + dx, answer["y"] + dy
-    left, top, right, bottom = _visible_area(element, ox, oy, deadline)
+    left, top, right, bottom = _visible_area(page, element.session, ox, oy)
     if not (left <= x < right and top <= y < bottom):
         return {"state": "clipped", "by": None}
     placed = {**answer, "x": x, "y": y, "frameX": answer["x"], "frameY": answer["y"]}
-    cover = _tab_cover(tab, x, y, deadline) if check_covered else None
+    cover = _tab_cover(page, x, y) if check_covered else None
     if cover is not None:
-        return {**placed, "state": "covered", "coverNode": cover, "coverSession": tab.session}
+        return {**placed, "state": "covered", "coverNode": cover, "coverSession": page.session}
     return placed
 
 
-def _tab_cover(tab: Tab, x: float, y: float, deadline: float) -> int | None:
+def _tab_cover(page: Guarded, x: float, y: float) -> int | None:
     """The backend id of a node of the tab's own document at (x, y), where an iframe's element
     is to be clicked: None when the point reaches into a frame (a node of a same-process frame's
     document, or an iframe element, behind which an out-of-process frame draws)."""
@@ -176,12 +176,10 @@ def _tab_cover(tab: Tab, x: float, y: float, deadline: float) -> int | None:
         "ignorePointerEventsNone": True,
     }
     try:
-        hit = guarded_call(tab, tab.session, "DOM.getNodeForLocation", params, deadline)
-        if hit.get("frameId") not in (None, tab.target_id):
+        hit = page.call("DOM.getNodeForLocation", params)
+        if hit.get("frameId") not in (None, page.tab.target_id):
             return None
-        node = guarded_call(
-            tab, tab.session, "DOM.describeNode", {"backendNodeId": hit["backendNodeId"]}, deadline
-        )["node"]
+        node = page.call("DOM.describeNode", {"backendNodeId": hit["backendNodeId"]})["node"]
     except errors.CdpError:
         return None  # nothing there to cover it (the point is on the frame's own edge)
     return None if node.get("nodeName") in ("IFRAME", "FRAME") else hit["backendNodeId"]
@@ -189,13 +187,11 @@ def _tab_cover(tab: Tab, x: float, y: float, deadline: float) -> int | None:
 
 def _content_quads(element: Element, deadline: float) -> list:
     try:
-        quads = guarded_call(
-            element.tab,
-            element.session,
-            "DOM.getContentQuads",
-            {"objectId": element.object_id},
-            deadline,
-        ).get("quads")
+        quads = (
+            element.page(deadline)
+            .call("DOM.getContentQuads", {"objectId": element.object_id})
+            .get("quads")
+        )
     except errors.CdpError:
         quads = None
     if not quads:
@@ -208,13 +204,7 @@ def _scroll_frames_into_view(element: Element, deadline: float) -> None:
     the fold, or scrolled away inside a box of its parent. Chrome scrolls every ancestor, across
     processes, and only those that need it (a no-op when the element is already in view)."""
     try:
-        guarded_call(
-            element.tab,
-            element.session,
-            "DOM.scrollIntoViewIfNeeded",
-            {"objectId": element.object_id},
-            deadline,
-        )
+        element.page(deadline).call("DOM.scrollIntoViewIfNeeded", {"objectId": element.object_id})
     except errors.CdpError:
         raise errors.ActElementHidden(f"{element.describe()} has no box on the page") from None
 
@@ -230,64 +220,59 @@ _FRAMES = """new Promise(done => {
 })"""
 
 
-def _await_frames(tab: Tab, deadline: float) -> None:
+def _await_frames(page: Guarded) -> None:
     """Chrome routes a mouse event into an out-of-process iframe by where the last frame it drew
     shows that iframe: after a scroll, an event sent at once goes to the old place (a hover is
     lost). Let the page draw its new position first."""
-    guarded_call(
-        tab,
-        tab.session,
-        "Runtime.evaluate",
-        {"expression": _FRAMES, "awaitPromise": True, "returnByValue": True},
-        deadline,
+    page.call(
+        "Runtime.evaluate", {"expression": _FRAMES, "awaitPromise": True, "returnByValue": True}
     )
 
 
 def _visible_area(
-    element: Element, ox: float, oy: float, deadline: float
+    page: Guarded, session: Session, ox: float, oy: float
 ) -> tuple[float, float, float, float]:
-    """(left, top, right, bottom) of the tab's viewport an iframe's element can be clicked in."""
-    tab = element.tab
-    right, bottom = _layout_size(tab, tab.session, deadline)
-    if element.session is tab.session:
+    """(left, top, right, bottom) of the tab's viewport (`page`'s) an element of `session`'s
+    iframe can be clicked in."""
+    right, bottom = _layout_size(page)
+    if session is page.session:
         return 0.0, 0.0, right, bottom
-    width, height = _layout_size(tab, element.session, deadline)  # the out-of-process frame's
+    width, height = _layout_size(page.on(session))  # the out-of-process frame's
     return max(ox, 0.0), max(oy, 0.0), min(ox + width, right), min(oy + height, bottom)
 
 
-def _layout_size(tab: Tab, session: Session, deadline: float) -> tuple[float, float]:
-    """Width and height of the viewport of `session`'s top frame (scrollbars excluded)."""
-    metrics = guarded_call(tab, session, "Page.getLayoutMetrics", {}, deadline)
+def _layout_size(page: Guarded) -> tuple[float, float]:
+    """Width and height of the viewport of the session's top frame (scrollbars excluded)."""
+    metrics = page.call("Page.getLayoutMetrics", {})
     layout = metrics.get("cssLayoutViewport") or metrics.get("layoutViewport") or {}
     return layout.get("clientWidth") or 1e9, layout.get("clientHeight") or 1e9
 
 
-def frame_offset(tab: Tab, session: Session, deadline: float) -> tuple[float, float]:
-    """Where an out-of-process iframe's viewport sits in the tab's viewport (0, 0 for the page)."""
+def frame_offset(page: Guarded, session: Session) -> tuple[float, float]:
+    """Where the viewport of `session` (an out-of-process iframe's) sits in the viewport of the
+    tab (`page`'s session): 0, 0 for the page itself."""
+    tab = page.tab
     if session is tab.session:
         return 0.0, 0.0
     for parent in [tab.session, *tab.child_sessions().values()]:
         if parent is session:
             continue
+        owner_page = page.on(parent)
         try:
-            owner = guarded_call(
-                tab, parent, "DOM.getFrameOwner", {"frameId": session.target_id}, deadline
-            )
-            box = guarded_call(
-                tab, parent, "DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]}, deadline
-            )["model"]
+            owner = owner_page.call("DOM.getFrameOwner", {"frameId": session.target_id})
+            box = owner_page.call("DOM.getBoxModel", {"backendNodeId": owner["backendNodeId"]})[
+                "model"
+            ]
         except errors.CdpError:
             continue
-        px, py = frame_offset(tab, parent, deadline)
+        px, py = frame_offset(page, parent)
         return box["content"][0] + px, box["content"][1] + py
     return 0.0, 0.0
 
 
 # -- mouse ----------------------------------------------------------------------------------------
-def mouse_move(
-    tab: Tab, x: float, y: float, deadline: float, *, modifiers: int = 0, buttons: int = 0
-) -> None:
-    guarded_call(tab, tab.session, *_move(x, y, modifiers, buttons), deadline)
+def mouse_move(page: Guarded, x: float, y: float, *, modifiers: int = 0, buttons: int = 0) -> None:
+    page.call(*_move(x, y, modifiers, buttons))
 
 
 def _move(x: float, y: float, modifiers: int = 0, buttons: int = 0) -> tuple[str, dict]:
@@ -305,17 +290,16 @@ def _move(x: float, y: float, modifiers: int = 0, buttons: int = 0) -> tuple[str
 
 
 def mouse_button(
-    tab: Tab,
+    page: Guarded,
     kind: str,
     x: float,
     y: float,
-    deadline: float,
     *,
     button: str = "left",
     click_count: int = 1,
     modifiers: int = 0,
 ) -> None:
-    guarded_call(tab, tab.session, *_button(kind, x, y, button, click_count, modifiers), deadline)
+    page.call(*_button(kind, x, y, button, click_count, modifiers))
 
 
 def _button(
@@ -336,10 +320,9 @@ def _button(
 
 
 def click_at(
-    tab: Tab,
+    page: Guarded,
     x: float,
     y: float,
-    deadline: float,
     *,
     button: str = "left",
     modifiers: int = 0,
@@ -355,11 +338,11 @@ def click_at(
     for count in (1, 2) if double else (1,):
         chain.append(_button("mousePressed", x, y, button, count, modifiers))
         if delay_ms:
-            guarded_calls(tab, tab.session, chain, deadline)
-            _sleep(delay_ms / 1000, deadline)
+            page.calls(chain)
+            _sleep(delay_ms / 1000, page.deadline)
             chain = []
         chain.append(_button("mouseReleased", x, y, button, count, modifiers))
-    guarded_calls(tab, tab.session, chain, deadline)
+    page.calls(chain)
 
 
 def _sleep(seconds: float, deadline: float) -> None:
@@ -370,11 +353,11 @@ def _sleep(seconds: float, deadline: float) -> None:
 
 
 # -- keyboard -------------------------------------------------------------------------------------
-def press_chord(tab: Tab, chord: keys.Chord, deadline: float, *, delay_ms: int = 0) -> None:
+def press_chord(page: Guarded, chord: keys.Chord, *, delay_ms: int = 0) -> None:
     """Modifiers down, the key down and up (`delay_ms` apart, as Playwright's press delay),
     modifiers up."""
     if (
-        delay_ms and time.monotonic() + delay_ms / 1000 > deadline
+        delay_ms and time.monotonic() + delay_ms / 1000 > page.deadline
     ):  # before any key goes down: none stays held
         raise errors.ActTimeout(
             f"delayMs={delay_ms} is longer than the time left of the action's timeout"
@@ -382,49 +365,46 @@ def press_chord(tab: Tab, chord: keys.Chord, deadline: float, *, delay_ms: int =
     mask = 0
     for name in chord.modifiers:
         mask |= keys.MODIFIER_BITS[name]
-        _key_event(tab, "rawKeyDown", keys.NAMED[name], mask, deadline)
-    press_key(tab, chord.key, mask, deadline, delay_ms=delay_ms)
+        _key_event(page, "rawKeyDown", keys.NAMED[name], mask)
+    press_key(page, chord.key, mask, delay_ms=delay_ms)
     for name in reversed(chord.modifiers):
         mask &= ~keys.MODIFIER_BITS[name]
-        _key_event(tab, "keyUp", keys.NAMED[name], mask, deadline)
+        _key_event(page, "keyUp", keys.NAMED[name], mask)
 
 
-def press_key(tab: Tab, key: keys.KeyDef, mask: int, deadline: float, *, delay_ms: int = 0) -> None:
+def press_key(page: Guarded, key: keys.KeyDef, mask: int, *, delay_ms: int = 0) -> None:
     params = keys.key_event_params(key, mask)
-    _dispatch_key(
-        tab, {**params, "type": "keyDown" if params.get("text") else "rawKeyDown"}, deadline
-    )
+    _dispatch_key(page, {**params, "type": "keyDown" if params.get("text") else "rawKeyDown"})
     if delay_ms:
-        _sleep(delay_ms / 1000, deadline)
+        _sleep(delay_ms / 1000, page.deadline)
     _dispatch_key(
-        tab,
+        page,
         {
             **{k: v for k, v in params.items() if k not in ("text", "unmodifiedText")},
             "type": "keyUp",
         },
-        deadline,
     )
 
 
-def _key_event(tab: Tab, kind: str, key: keys.KeyDef, mask: int, deadline: float) -> None:
-    _dispatch_key(tab, {**keys.key_event_params(key, mask), "type": kind}, deadline)
+def _key_event(page: Guarded, kind: str, key: keys.KeyDef, mask: int) -> None:
+    _dispatch_key(page, {**keys.key_event_params(key, mask), "type": kind})
 
 
-def _dispatch_key(tab: Tab, params: dict, deadline: float) -> None:
-    guarded_call(tab, tab.session, "Input.dispatchKeyEvent", params, deadline)
+def _dispatch_key(page: Guarded, params: dict) -> None:
+    page.call("Input.dispatchKeyEvent", params)
 
 
-def type_slowly(tab: Tab, text: str, deadline: float) -> None:
+def type_slowly(page: Guarded, text: str) -> None:
     """One key at a time: keyDown (with its text), keyUp, as a person types."""
     for char in text:
         key = keys.CHARACTERS.get(char)
         if key is None:  # no key on a US keyboard types it: send the text alone
-            insert_text(tab, char, deadline)
+            insert_text(page, char)
             continue
         shift = keys.MODIFIER_BITS["Shift"] if char in keys.SHIFTED_CHARS else 0
-        press_key(tab, key, shift, deadline)
+        press_key(page, key, shift)
 
 
-def insert_text(tab: Tab, text: str, deadline: float) -> None:
+def insert_text(page: Guarded, text: str) -> None:
     """Input.insertText: input events as from an IME, which frameworks' listeners see."""
-    guarded_call(tab, tab.session, "Input.insertText", {"text": text}, deadline)
+    page.call("Input.insertText", {"text": text})

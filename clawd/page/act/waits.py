@@ -11,7 +11,7 @@ import time
 from clawd import acts, errors
 from clawd.browser.tab import Tab
 from clawd.page.act import settle
-from clawd.page.act.dialogs import guarded_call
+from clawd.page.act.guard import Guarded
 
 CONDITIONS = acts.KINDS["wait"].needs_one_of  # in the order they are waited for
 POLL = 0.05
@@ -86,12 +86,9 @@ def _poll(tab: Tab, name: str, value, expression: str, deadline: float) -> None:
 
 def _truthy(tab: Tab, expression: str, name: str, deadline: float) -> bool:
     try:
-        answer = guarded_call(
-            tab,
-            tab.session,
+        answer = Guarded.page(tab, deadline).call(
             "Runtime.evaluate",
             {"expression": expression, "returnByValue": True, "awaitPromise": True},
-            deadline,
         )
     except errors.CdpError:
         return False  # the document is being replaced: try again in the next one
@@ -155,7 +152,7 @@ def evaluate_with_state(
         "returnByValue": True,
         "awaitPromise": True,
     }
-    answer = guarded_call(tab, tab.session, "Runtime.evaluate", params, deadline)
+    answer = Guarded.page(tab, deadline).call("Runtime.evaluate", params)
     if "exceptionDetails" in answer:
         raise errors.ActEvaluateFailed(
             f"evaluate threw: {_exception_message(answer['exceptionDetails'])}"
@@ -179,7 +176,7 @@ def evaluate(tab: Tab, source: str, deadline: float, *, element=None):
         params = {"expression": _call_expression(source), "userGesture": True}
         method, session = "Runtime.evaluate", tab.session
     params.update(returnByValue=True, awaitPromise=True)
-    answer = guarded_call(tab, session, method, params, deadline)
+    answer = Guarded(tab, session, deadline).call(method, params)
     if "exceptionDetails" in answer:
         raise errors.ActEvaluateFailed(
             f"evaluate threw: {_exception_message(answer['exceptionDetails'])}"
