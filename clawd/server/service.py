@@ -9,12 +9,19 @@ import threading
 
 from clawd import errors
 from clawd import log as clawd_log
+from clawd.browser.drivers.attach import AttachDriver
+from clawd.browser.drivers.base import Driver
+from clawd.browser.drivers.existing import ExistingSessionDriver
+from clawd.browser.drivers.managed import ManagedDriver
+from clawd.browser.drivers.remote import RemoteDriver
 from clawd.browser.profiles import ProfileRegistry
 from clawd.browser.runtime import BrowserRuntime
 from clawd.config.loader import secret_values
-from clawd.config.model import Config, RelayConfig, StateLayout
+from clawd.config.model import BrowserConfig, Config, ProfileConfig, RelayConfig, StateLayout
 from clawd.page.hooks import tab_hooks
 from clawd.page.observe.interception import NavigationGuard
+from clawd.relay.driver import ExtensionDriver
+from clawd.sandbox.driver import SandboxDriver
 from clawd.sandbox.tokens import ObserveTokens
 from clawd.security.auth import authenticator_for
 from clawd.security.csrf import RequestGuard
@@ -24,6 +31,19 @@ from clawd.security.tools import ToolPolicy
 from clawd.server.media import MediaStore
 
 log = logging.getLogger("clawd.server")
+
+# how a profile gets its browser, by the name its status shows (browser/drivers/base.py)
+DRIVERS: dict[str, type[Driver]] = {
+    driver.name: driver
+    for driver in (
+        ManagedDriver,
+        AttachDriver,
+        ExistingSessionDriver,
+        RemoteDriver,
+        SandboxDriver,
+        ExtensionDriver,
+    )
+}
 
 
 class Service:
@@ -83,12 +103,21 @@ class Service:
                     profile,
                     self.config.browser,
                     self.layout,
+                    self._driver(profile),
                     hooks=self.hooks,
-                    launch_args=self.proxy.chromium_args() if self.proxy else (),
-                    relay=self.relay,
                 )
                 self._runtimes[profile.name] = runtime
             return runtime
+
+    def _driver(self, profile: ProfileConfig) -> Driver:
+        browser = self.config.browser
+        return DRIVERS[driver_name(profile, browser)](
+            profile,
+            browser,
+            self.layout,
+            launch_args=self.proxy.chromium_args() if self.proxy else (),
+            relay=self.relay,
+        )
 
     def running_runtimes(self) -> list[BrowserRuntime]:
         with self._lock:
@@ -114,6 +143,13 @@ class Service:
         if self.relay is not None:
             self.relay.stop()
             self.relay = None
+
+
+def driver_name(profile: ProfileConfig, browser: BrowserConfig) -> str:
+    """The profile's driver: its own (a cdpUrl makes it remote), attach-only for a managed
+    profile with attachOnly (the profile's flag, else browser.attachOnly)."""
+    attach_only = browser.attach_only if profile.attach_only is None else profile.attach_only
+    return "attach-only" if profile.kind == "managed" and attach_only else profile.kind
 
 
 def start_relay(relay: RelayConfig, service_token: str | None):
