@@ -19,11 +19,9 @@ import tarfile
 import threading
 import time
 
-import requests
-
 from clawd import errors
 from clawd.config.model import ProfileConfig, StateLayout
-from clawd.sandbox import engine, workspace
+from clawd.sandbox import engine, readiness, workspace
 
 log = logging.getLogger("clawd.sandbox")
 
@@ -35,6 +33,7 @@ DOWNLOAD_DIR = "/tmp/clawd-downloads"
 UPLOAD_DIR = "clawd-uploads"  # under /tmp
 PASSWORD_DIR, PASSWORD_NAME = "/etc/clawd-sandbox", "vncpass"
 PASSWORD_FILE = f"{PASSWORD_DIR}/{PASSWORD_NAME}"
+LIVE_VIEW = "/usr/local/bin/clawd-sandbox-live-view"  # image/live-view.sh
 _IDS = (1000, 1000)  # the image's sandbox user and group
 _LAST_USE: dict[str, float] = {}  # container name -> when clawd last used it (this process)
 LABEL_PROFILE, LABEL_HASH, LABEL_CREATED = "clawd.profile", "clawd.configHash", "clawd.createdAt"
@@ -63,11 +62,13 @@ class SandboxContainer:
         self.layout = layout
         self.name = container_name(profile.name)
         self._clock = clock
+        self._ready = readiness.Readiness(profile.name)
         self._lock = threading.RLock()
         self.warning: str | None = None  # a stale hash kept inside the hot window
         self.cdp_port: int | None = None
         self.address: str | None = None  # the container's address on its network
         self.gateway: str | None = None
+        self._live_view = False  # x11vnc and websockify asked to start in this container run
 
     # -- start --------------------------------------------------------------------------------
     def ensure(self) -> str:
@@ -91,6 +92,7 @@ class SandboxContainer:
                     container.start()
                     container.reload()
             self._read_addresses(container)
+            self._live_view = False
             self.last_used = self._clock()
             started = time.monotonic()
             ws_url = self._wait_ready(container)
@@ -192,8 +194,10 @@ class SandboxContainer:
         return container
 
     def _read_addresses(self, container) -> None:
-        ports = container.attrs["NetworkSettings"]["Ports"].get(CDP_PORT) or []
+        ports = (container.attrs["NetworkSettings"]["Ports"] or {}).get(CDP_PORT) or []
         loopback = [p for p in ports if p.get("HostIp") in ("127.0.0.1", "::1")]
+        if not loopback and container.status in ("exited", "dead"):
+            raise readiness.exited(container)  # it publishes nothing once it has stopped
         if not loopback:
             raise errors.SandboxFailed(f"container {self.name} publishes no loopback CDP port")
         self.cdp_port = int(loopback[0]["HostPort"])
@@ -203,30 +207,28 @@ class SandboxContainer:
 
     def _wait_ready(self, container) -> str:
         timeout = self.profile.sandbox.auto_start_timeout_ms / 1000
-        deadline = time.monotonic() + timeout
-        url = f"http://127.0.0.1:{self.cdp_port}/json/version"
-        while True:
-            try:
-                reply = requests.get(url, timeout=1.0)
-                if reply.ok:
-                    ws = reply.json()["webSocketDebuggerUrl"]
-                    return _rewrite(ws, self.cdp_port)
-            except (requests.RequestException, ValueError, KeyError):
-                pass
-            if time.monotonic() >= deadline:
-                raise errors.SandboxFailed(
-                    f"the sandbox browser of {self.profile.name} did not answer {url} within "
-                    f"{timeout:g} s (sandbox.autoStartTimeoutMs); its log ends: "
-                    f"{self.logs(tail=8)}"
+        ws = self._ready.wait(container, self.cdp_port, timeout)
+        return _rewrite(ws, self.cdp_port)
+
+    def start_live_view(self) -> None:
+        """x11vnc and websockify, started at the container's first live view, not with it: there
+        they competed with its Chromium for CPU, and on a busy host made it answer late."""
+        with self._lock:
+            if self._live_view:
+                return
+            container = self._find(engine.client())
+            if container is None or container.status != "running":
+                raise errors.BrowserNotRunning(
+                    f"sandbox profile {self.profile.name} is not running"
                 )
-            with engine.translated("watching the sandbox container"):
-                container.reload()
-            if container.status in ("exited", "dead"):
-                raise errors.SandboxFailed(
-                    f"container {self.name} exited while starting; its log ends: "
-                    f"{self.logs(tail=8)}"
-                )
-            time.sleep(0.1)
+            # an image built before live-view.sh started them with the container
+            script = f"[ ! -e {LIVE_VIEW} ] || exec /bin/sh {LIVE_VIEW}"
+            with engine.translated("starting the live view in the sandbox"):
+                ran = container.exec_run(["/bin/sh", "-c", script])
+            if ran.exit_code != 0:
+                said = ran.output.decode("utf-8", "replace").strip()
+                raise errors.SandboxFailed(f"the live view did not start in {self.name}: {said}")
+            self._live_view = True
 
     # -- stop / remove ------------------------------------------------------------------------
     def stop(self) -> bool:

@@ -24,6 +24,9 @@ log = logging.getLogger("clawd.sandbox")
 
 KEEPALIVE = 5.0
 MAX_STREAM = 3600.0
+# websockify starts at the container's first live view (image/entrypoint.sh live-view): the
+# viewer's first requests come before it listens
+NOVNC_WAIT = 15.0
 _PASS_HEADERS = ("Sec-WebSocket-Key", "Sec-WebSocket-Version", "Sec-WebSocket-Protocol")
 
 
@@ -193,6 +196,7 @@ def _upstream(service, item) -> str:
     runtime.ensure()
     if not sandbox.address:
         raise errors.SandboxFailed(f"container {sandbox.name} has no network address")
+    sandbox.start_live_view()
     return sandbox.address
 
 
@@ -200,8 +204,9 @@ def _novnc_file(handler, service, item, rest: str) -> int:
     if ".." in rest.split("/") or not rest or rest.startswith("/"):
         raise errors.NotFound("no such noVNC file")
     address = _upstream(service, item)
+    url = f"http://{address}:{NOVNC_PORT}/{rest}"
     try:
-        reply = requests.get(f"http://{address}:{NOVNC_PORT}/{rest}", timeout=10)
+        reply = _until_listening(lambda: requests.get(url, timeout=10))
     except requests.RequestException as exc:
         raise errors.SandboxFailed(f"the container's noVNC does not answer: {exc}") from None
     if reply.status_code != 200:
@@ -220,7 +225,7 @@ def _websocket(handler, service, item) -> int:
         raise errors.InvalidRequest("expected a websocket upgrade")
     address = _upstream(service, item)
     try:
-        upstream = socket.create_connection((address, NOVNC_PORT), timeout=10)
+        upstream = _until_listening(lambda: socket.create_connection((address, NOVNC_PORT), 10))
     except OSError as exc:
         raise errors.SandboxFailed(f"the container's websockify does not answer: {exc}") from None
     lines = [
@@ -238,6 +243,18 @@ def _websocket(handler, service, item) -> int:
         handler.wfile.flush()
         _splice(handler.connection, upstream, handler.server)
     return 101
+
+
+def _until_listening(connect):
+    """connect(), again while the container's websockify refuses it, up to NOVNC_WAIT s."""
+    deadline = time.monotonic() + NOVNC_WAIT
+    while True:
+        try:
+            return connect()
+        except (ConnectionRefusedError, requests.ConnectionError):
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.2)
 
 
 def _splice(a: socket.socket, b: socket.socket, server) -> None:

@@ -1,13 +1,14 @@
 #!/bin/sh
 # The sandbox container's first process. Chromium listens on 127.0.0.1:9223 inside (it ignores
 # --remote-debugging-address); socat exposes it on 9222 only to CLAWD_CDP_SOURCE_RANGE. Headful
-# under Xvfb unless CLAWD_HEADLESS=1; x11vnc (password from /etc/clawd-sandbox/vncpass, put there
-# by clawd before start) and websockify with noVNC on 6080 when CLAWD_NOVNC=1.
+# under Xvfb unless CLAWD_HEADLESS=1; the live view's x11vnc and websockify start later, from
+# clawd-sandbox-live-view (live-view.sh).
 set -eu
 range="${CLAWD_CDP_SOURCE_RANGE:-0.0.0.0/0}"
 mkdir -p /tmp/clawd-downloads
-# a restarted container keeps its file system: drop the locks its previous run left behind
-rm -f /tmp/.X99-lock /tmp/.X11-unix/X99 /home/sandbox/user-data/Singleton*
+# a restarted container keeps its file system: drop the locks its previous run left behind, and
+# its live view's mark
+rm -rf /tmp/.X99-lock /tmp/.X11-unix/X99 /home/sandbox/user-data/Singleton* /tmp/clawd-live-view
 flags="--no-sandbox --no-first-run --no-default-browser-check --disable-sync \
  --disable-background-networking --disable-component-update --disable-dev-shm-usage \
  --disable-features=Translate,MediaRouter --password-store=basic --disable-quic \
@@ -20,11 +21,6 @@ else
     i=0
     while [ ! -e /tmp/.X11-unix/X99 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
     [ -e /tmp/.X11-unix/X99 ] || { echo "Xvfb did not start" >&2; exit 1; }
-    if [ "${CLAWD_NOVNC:-1}" = 1 ] && [ -s /etc/clawd-sandbox/vncpass ]; then
-        x11vnc -display :99 -rfbport 5900 -localhost -forever -shared -quiet \
-            -passwdfile /etc/clawd-sandbox/vncpass >/tmp/x11vnc.log 2>&1 &
-        websockify --web /usr/share/novnc 6080 127.0.0.1:5900 >/tmp/websockify.log 2>&1 &
-    fi
 fi
 socat "TCP-LISTEN:9222,fork,reuseaddr,range=$range" TCP:127.0.0.1:9223 &
 # shellcheck disable=SC2086
