@@ -22,6 +22,8 @@ import urllib.parse
 
 import requests
 
+from tests.support import npm
+
 VERSION = "2.42.0"
 PACKAGE = f"@browserless.io/browserless@{VERSION}"
 # It declares engines node >= 24; the npm registry carries Node itself as a package.
@@ -135,21 +137,8 @@ def _chromium() -> str:
 
 
 def require_browserless() -> pathlib.Path:
-    """The install directory, installing first when needed. Without npm: skip locally, fail
-    under CI (where .ci/run installs it)."""
-    import pytest
-
-    root = cache_dir()
-    if installed(root):
-        return root
-    if shutil.which("npm") is None:
-        if os.environ.get("CI"):
-            pytest.fail("Browserless is not installed and npm is missing in CI: run .ci/run")
-        pytest.skip("Node/npm is not installed: the Browserless pool tests need it")
-    try:
-        return install(root)
-    except RuntimeError as exc:
-        pytest.fail(f"installing Browserless failed: {exc}")
+    """The install directory, installing first when needed (tests/support/npm.py)."""
+    return npm.require('Browserless', cache_dir(), installed, install)
 
 
 class Browserless:

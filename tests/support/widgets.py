@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 
+from tests.support import npm
 from tests.support.site import answer
 
 # Exact versions: a zoo page is written against one release of each library.
@@ -104,21 +105,8 @@ def install(root: pathlib.Path | None = None, *, log=sys.stderr) -> pathlib.Path
 
 
 def require_widgets() -> pathlib.Path:
-    """The install directory, installing first when needed. Without npm: skip locally, fail
-    under CI (where .ci/run installs npm)."""
-    import pytest
-
-    root = cache_dir()
-    if installed(root):
-        return root
-    if shutil.which("npm") is None:
-        if os.environ.get("CI"):
-            pytest.fail("the widget zoo's libraries are not installed and npm is missing in CI")
-        pytest.skip("Node/npm is not installed: the widget zoo needs its libraries from npm")
-    try:
-        return install(root)
-    except RuntimeError as exc:
-        pytest.fail(f"installing the widget zoo's libraries failed: {exc}")
+    """The install directory, installing first when needed (tests/support/npm.py)."""
+    return npm.require("the widget zoo's libraries", cache_dir(), installed, install)
 
 
 def serve(site, root: pathlib.Path | None = None) -> None:
