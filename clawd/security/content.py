@@ -249,21 +249,44 @@ def sanitize_markers(text: str) -> str:
 
 
 def _sanitized(text: str, folded: str) -> str:
-    after_u = _FROM_U.search(folded)
-    if after_u is None:
-        return text
-    begin = max(0, after_u.start() - _BEFORE_U)
-    exact = list(_marker_spans(folded, begin))
-    hits = _UNTRUSTED.finditer(folded, begin)
-    spans = _merged(exact + list(_near_spans(folded, exact, hits)))
+    # a marker written backwards, or turned around on screen by a bidi override (the fold drops
+    # the override, leaving the letters backwards), reads forwards in the reversed text
+    size = len(folded)
+    backwards = [(size - end, size - start) for start, end in _spans(folded[::-1])]
+    spans = _merged(_spans(folded) + backwards)
     if not spans:
         return text
     origin = _origins(text)
     pieces, copied = [], 0  # copied: how far into text
     for start, end in spans:
-        pieces += [text[copied : origin[start]], SANITIZED]
-        copied = origin[end - 1] + 1
+        # the invisible controls around a marker (a bidi override) go with it
+        begin, stop = _invisible_before(text, origin[start], copied), origin[end - 1] + 1
+        pieces += [text[copied:begin], SANITIZED]
+        copied = _invisible_after(text, stop)
     return "".join(pieces) + text[copied:]
+
+
+def _invisible_before(text: str, at: int, floor: int) -> int:
+    while at > floor and unicodedata.category(text[at - 1]) == "Cf":
+        at -= 1
+    return at
+
+
+def _invisible_after(text: str, at: int) -> int:
+    while at < len(text) and unicodedata.category(text[at]) == "Cf":
+        at += 1
+    return at
+
+
+def _spans(folded: str) -> list[tuple[int, int]]:
+    """Where in folded the markers and their near variants stand."""
+    after_u = _FROM_U.search(folded)
+    if after_u is None:
+        return []
+    begin = max(0, after_u.start() - _BEFORE_U)
+    exact = list(_marker_spans(folded, begin))
+    hits = _UNTRUSTED.finditer(folded, begin)
+    return exact + list(_near_spans(folded, exact, hits))
 
 
 def _marker_spans(folded: str, at: int):
