@@ -1,4 +1,4 @@
-"""The act kinds of POST /act (DESIGN.md §8) as one table: every kind with its fields (type,
+"""The act kinds of POST /act (docs/actions.md) as one table: every kind with its fields (type,
 limits, whether required, help text, how the command line writes it) and the page function that
 runs it. The server validates with it; the agent tool, MCP, the client, the CLI, its man page and
 the answer renderer are made from it. A leaf module: it declares, it never touches a page.

@@ -328,7 +328,7 @@ class ResponseBodyUnavailable(Conflict):
 
 
 class RelayNoTab(Conflict):
-    """The extension relay is connected but the user shares no tab (DESIGN.md §15)."""
+    """The extension relay is connected but the user shares no tab (docs/architecture.md)."""
 
     code = "RELAY_NO_TAB"
 
@@ -463,7 +463,7 @@ class RemoteSessionEnded(BrowserGone):
 
 
 class RelayDisconnected(ClawdError):
-    """No browser extension is connected to the relay (profile chrome, DESIGN.md §15)."""
+    """No browser extension is connected to the relay (profile chrome, docs/architecture.md)."""
 
     code = "RELAY_DISCONNECTED"
     http_status = 503
@@ -507,7 +507,7 @@ class WebTimeout(ClawdError, TimeoutError):
     http_status = 504
 
 
-# -- sandbox profiles (DESIGN.md §14) ------------------------------------------------------------
+# -- sandbox profiles (docs/architecture.md) ---------------------------------------------------
 class SandboxUnavailable(ClawdError):
     """Docker is not installed or its daemon does not answer."""
 

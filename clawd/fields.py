@@ -67,7 +67,7 @@ def _bounds(schema: dict, minimum, maximum) -> dict:
 class Field:
     read: Reader | None
     required: bool = False
-    alias_of: str | None = None  # another name for that field (OpenClaw's, DESIGN.md §17)
+    alias_of: str | None = None  # another name for that field (OpenClaw's, docs/architecture.md)
     help: str = ""
     # what the schema says beyond the reader's type: choices or a range the endpoint judges
     # with a code of its own (web_search's count), so the reader must not refuse them first

@@ -1,6 +1,6 @@
 """What an element ref looks like, in one place: `e12` (main frame), `f1e3` (an iframe's), `ax12`
 (format=aria), written as `e12`, `@e12`, `ref=e12`, `[ref=e12]`, or bare `12` for `e12` (OpenClaw's
-numeric refs, DESIGN.md §17). A leaf module: the server validates with it, the page resolves."""
+numeric refs, docs/snapshot.md). A leaf module: the server validates with it, the page resolves."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What every route of the HTTP API reads (DESIGN.md §6): its body and query fields, their types,
+"""What every route of the HTTP API reads (docs/api.md): its body and query fields, their types,
 bounds and help, keyed by (method, path pattern). The one request schema of each route: the server
 reads requests with it (server/routes.py looks a route's fields up here), the agent tool and the
 MCP server make their JSON Schemas from it (agent/schema.py, agent/web_tools.py). POST /act's
@@ -314,7 +314,7 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
             "mobile": opt(BOOL),
         }
     ),
-    # web tier (DESIGN.md §13)
+    # web tier (docs/architecture.md)
     ("POST", "/web/fetch"): RouteFields(body=FETCH_BODY),
     ("POST", "/web/search"): RouteFields(body=SEARCH_BODY),
 }

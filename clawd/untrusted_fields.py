@@ -1,4 +1,4 @@
-"""Answers that go to an agent (`wrap=true`, DESIGN.md §9): the free text a page or a provider
+"""Answers that go to an agent (`wrap=true`, docs/security.md): the free text a page or a provider
 wrote is wrapped between fresh-id markers, and every other string of the answer (names, URLs,
 content types, storage keys) has its marker look-alikes sanitized. An error's answer is
 `sanitized` whatever `wrap` says: its message is prose for a reader, never data for a script."""

@@ -93,7 +93,7 @@ class BrowserTool:
             _check_action(policy, action or args.get("action"))
             action, args = self._check(args, action)
             target = args.pop("target", None)
-            if target == "sandbox":  # this service's sandbox profile (DESIGN.md §14)
+            if target == "sandbox":  # this service's sandbox profile (docs/architecture.md)
                 args["profile"], target = self._sandbox_profile(args.get("profile")), "host"
             tool = self._routed(target, args.pop("node", None))
             text, image = _HANDLERS[action](tool, args)

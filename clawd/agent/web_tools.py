@@ -1,4 +1,4 @@
-"""The agent tools `web_search` and `web_fetch` beside `browser` (DESIGN.md §13): their JSON
+"""The agent tools `web_search` and `web_fetch` beside `browser` (docs/architecture.md): their JSON
 Schemas and running a call through the clawd service's /web routes. Like the browser tool, a call
 never raises to the model: the answer is text wrapped as untrusted content (with the metadata
 header of §13), an error is text with its code. `web_tools` gives those the tool policy allows."""

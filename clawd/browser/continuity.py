@@ -1,4 +1,4 @@
-"""Session continuity for remote profiles on a browser pool (DESIGN.md §16, issue 18).
+"""Session continuity for remote profiles on a browser pool (docs/architecture.md, issue 18).
 
 A pool gives a fresh browser per websocket and ends it at its session timeout or restart. The
 keeper holds what the agent would lose: the cookies, the localStorage of the origins its tabs

@@ -1,4 +1,4 @@
-"""Finding a Chromium-family executable (DESIGN.md §4)."""
+"""Finding a Chromium-family executable (docs/architecture.md)."""
 
 from __future__ import annotations
 

@@ -21,9 +21,9 @@ DRIVERS = ("managed", "existing-session", "remote", "sandbox")
 # Grey, outside the palette: it takes no color from the profiles clawd creates.
 BUILTIN = {"user": ProfileConfig("user", driver="existing-session", color="#808080")}
 # There when the extension relay is enabled (relay.enabled): the tabs the user shares from their
-# everyday Chrome with the clawd extension (clawd/relay/, DESIGN.md §15).
+# everyday Chrome with the clawd extension (clawd/relay/, docs/architecture.md).
 RELAY_PROFILE = ProfileConfig("chrome", driver="extension", color="#4285F4")
-# OpenClaw's name for its default managed profile (DESIGN.md §17): an alias of ours.
+# OpenClaw's name for its default managed profile (docs/architecture.md): an alias of ours.
 DEFAULT_ALIAS = "openclaw"
 
 

@@ -1,1 +1,1 @@
-
+"""The Chrome DevTools Protocol only: one websocket per browser, sessions, events, discovery."""

@@ -37,7 +37,7 @@ WsFactory = Callable[..., Any]
 
 def default_ws_factory(url: str, *, timeout: float | None = None) -> WebSocketTransport:
     # Chrome answers 403 to a handshake that carries an Origin header; UTF-8 validation in
-    # websocket-client made an 8.4 MB reply take 2.8 s instead of 0.64 s (DESIGN.md §5).
+    # websocket-client made an 8.4 MB reply take 2.8 s instead of 0.64 s (docs/architecture.md).
     url, headers = discovery.userinfo_as_header(url)
     ws = websocket.create_connection(
         url, timeout=timeout, suppress_origin=True, skip_utf8_validation=True, header=headers

@@ -1,4 +1,4 @@
-"""From a profile's cdpUrl (DESIGN.md §4) to the browser websocket URL to connect to."""
+"""From a profile's cdpUrl (docs/architecture.md) to the browser websocket URL to connect to."""
 
 from __future__ import annotations
 

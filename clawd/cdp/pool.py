@@ -1,4 +1,4 @@
-"""What a browser pool (Browserless and the like, DESIGN.md §16) answers, read from the raw
+"""What a browser pool (Browserless and the like, docs/architecture.md) answers, read from the raw
 handshake: 429 -> POOL_BUSY, 401/403 -> REMOTE_AUTH_FAILED, anything else -> CDP_UNREACHABLE.
 And the error every in-flight call of a remote profile gets when the pool closes its session."""
 

@@ -1,4 +1,4 @@
-"""The clawd client's API: one method per route of the service (DESIGN.md §6), on top of the
+"""The clawd client's API: one method per route of the service (docs/api.md), on top of the
 transport (clawd/client/transport.py); the act kinds' methods come from the act table
 (clawd/client/act_methods.py)."""
 
@@ -148,7 +148,7 @@ class Client(Transport, ActMethods, WebMethods):
         )
 
     def snapshot(self, *, profile: str | None = None, **opts: Any) -> dict:
-        """`GET /snapshot`; options are DESIGN §7's query in snake_case (`max_chars=`,
+        """`GET /snapshot`; options are docs/snapshot.md's query in snake_case (`max_chars=`,
         `target_id=`); `efficient=True` is `mode="efficient"`; `refs=False` (no refs), `"aria"` or
         `"role"`."""
         if opts.pop("efficient", False):

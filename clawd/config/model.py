@@ -291,7 +291,7 @@ class ToolsConfig:
 
 @dataclass(frozen=True)
 class RelayConfig:
-    """relay: the Chrome extension relay (clawd/relay/, DESIGN.md §15)."""
+    """relay: the Chrome extension relay (clawd/relay/, docs/architecture.md)."""
 
     enabled: bool = False
     port: int = 18792
@@ -319,7 +319,7 @@ def state_home(env: Mapping[str, str] | None = None) -> pathlib.Path:
 
 
 class StateLayout:
-    """Where things live under $CLAWD_HOME (DESIGN.md §3)."""
+    """Where things live under $CLAWD_HOME (docs/architecture.md)."""
 
     def __init__(self, home: pathlib.Path):
         self.home = pathlib.Path(home)

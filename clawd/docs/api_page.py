@@ -91,13 +91,18 @@ _ACT_TYPE_WORDS = {
 }
 
 
-def _act_field(param) -> str:
+def act_field_facts(param) -> list[str]:
+    """An act field's type in words, whether it is required, its bounds (also docs/api.md's)."""
     word = _ACT_TYPE_WORDS.get(param.type, param.type)
     facts = [f"{word} {', '.join(param.choices)}" if param.choices else word]
     facts += ["required"] if param.required else []
-    facts += [
+    return facts + [
         f"{k} {getattr(param, k):g}"
         for k in ("minimum", "maximum")
         if getattr(param, k) is not None
     ]
+
+
+def _act_field(param) -> str:
+    facts = act_field_facts(param)
     return f"{bold(param.name)} ({text(', '.join(facts))}): {text(param.help)}"

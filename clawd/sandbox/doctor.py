@@ -1,5 +1,5 @@
-"""doctor's sandbox checks (DESIGN.md §14): Docker answers and the image exists when a profile
-needs them; each sandbox container carries the hash label of its current settings, publishes
+"""doctor's sandbox checks (docs/architecture.md): Docker answers and the image exists when a
+profile needs them; each sandbox container carries the hash label of its current settings, publishes
 ports on loopback only, and lets no other container reach its CDP forwarder."""
 
 from __future__ import annotations

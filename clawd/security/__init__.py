@@ -1,1 +1,1 @@
-
+"""The guards: navigation policy, auth, CSRF, tool policy, paths, redaction, content wrapping."""

@@ -16,7 +16,7 @@ from clawd import errors
 
 log = logging.getLogger("clawd.security")
 
-# clawd's own, and the one agents written for OpenClaw's browser tool send (DESIGN.md §17)
+# clawd's own, and the one agents written for OpenClaw's browser tool send (docs/architecture.md)
 PASSWORD_HEADERS = ("X-Clawd-Password", "X-OpenClaw-Password")
 
 

@@ -65,7 +65,7 @@ class Probes:
     port_in_use: Callable[[int], bool] = _port_in_use
     euid: int = field(default_factory=lambda: os.geteuid() if hasattr(os, "geteuid") else 1)
     own_ports: frozenset = frozenset()  # cdp ports our own running Chromiums listen on
-    sandbox: Callable = field(default_factory=lambda: _sandbox_checks)  # DESIGN.md §14
+    sandbox: Callable = field(default_factory=lambda: _sandbox_checks)  # docs/architecture.md
     sandbox_warnings: dict = field(default_factory=dict)  # profile -> kept-stale warning
 
 

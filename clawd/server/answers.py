@@ -1,4 +1,4 @@
-"""The shape of an answer about a tab: `{ok, targetId, tabId, ...}` (DESIGN.md §6). Endpoints wrap
+"""The shape of an answer about a tab: `{ok, targetId, tabId, ...}` (docs/api.md). Endpoints wrap
 what the page layer returned in it; the page layer returns plain data."""
 
 from __future__ import annotations

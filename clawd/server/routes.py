@@ -1,4 +1,4 @@
-"""The whole HTTP API as one table (DESIGN.md §6): which function answers each method and path.
+"""The whole HTTP API as one table (docs/api.md): which function answers each method and path.
 An endpoint is a plain function (Request) -> dict. What each route reads from its body or query
 string (unknown fields are 400) is declared in clawd/route_fields.py, under the same method and
 path; POST /act reads the act table (clawd/acts.py)."""
@@ -89,7 +89,7 @@ ROUTES = [
     route("POST", "/set/locale", settings.locale, tool="browser_act"),
     route("POST", "/set/device", settings.device, tool="browser_act"),
     route("POST", "/set/viewport", settings.viewport, tool="browser_act"),
-    # web tier (DESIGN.md §13): the web_fetch and web_search tools' routes
+    # web tier (docs/architecture.md): the web_fetch and web_search tools' routes
     route("POST", "/web/fetch", web.fetch, tool="web_fetch"),
     route("POST", "/web/search", web.search, tool="web_search"),
 ]

@@ -1,3 +1,3 @@
-"""Vision models that describe screenshots in words (DESIGN.md §18): one module of request and
-answer shapes per API family, reached over HTTP with `requests`. The ordered chain of describers
+"""Vision models that describe screenshots in words (docs/architecture.md): one module of request
+and answer shapes per API family, reached over HTTP with `requests`. The ordered chain of describers
 (models, then the vision command) is clawd/page/observe/vision.py's."""

@@ -1,7 +1,7 @@
 """Describing an image with a vision model: the request and answer shapes of OpenAI, OpenRouter,
-Anthropic, Gemini and Ollama (DESIGN.md §18), one HTTP call each, with every way it can fail turned
-into a `DescriberFailed` whose reason names what happened. API keys never reach a reason or a log
-line: a provider's own message is scrubbed of the key before it is kept."""
+Anthropic, Gemini and Ollama (docs/architecture.md), one HTTP call each, with every way it can fail
+turned into a `DescriberFailed` whose reason names what happened. API keys never reach a reason or a
+log line: a provider's own message is scrubbed of the key before it is kept."""
 
 from __future__ import annotations
 

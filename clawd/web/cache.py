@@ -1,6 +1,6 @@
 """The web tier's in-memory answer cache: a time-to-live per entry and at most `max_entries`
 entries, the least recently used leaving first. It only ever holds what a fetch or a search
-answered; the callers choose the keys (DESIGN.md §13: url + mode + maxChars)."""
+answered; the callers choose the keys (docs/architecture.md: url + mode + maxChars)."""
 
 from __future__ import annotations
 

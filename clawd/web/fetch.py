@@ -1,7 +1,7 @@
-"""The pinned, policed HTTP fetch under web_fetch (DESIGN.md §13): http(s) only, no credentials
-in URLs, every hop judged by the navigation policy and connected to the addresses it judged
-(DNS pinning), redirects followed by hand, the body read streaming up to a byte limit, and one
-time limit for all of it. What the bytes say is extract.py's business."""
+"""The pinned, policed HTTP fetch under web_fetch (docs/architecture.md): http(s) only, no
+credentials in URLs, every hop judged by the navigation policy and connected to the addresses it
+judged (DNS pinning), redirects followed by hand, the body read streaming up to a byte limit, and
+one time limit for all of it. What the bytes say is extract.py's business."""
 
 from __future__ import annotations
 
@@ -290,6 +290,6 @@ def _too_many(limit: int, chain: list[str]) -> str:
 
 
 def _shown(text: str, limit: int = 200) -> str:
-    """A URL as an error quotes it: cut, its marker look-alikes sanitized (DESIGN.md §9)."""
+    """A URL as an error quotes it: cut, its marker look-alikes sanitized (docs/security.md)."""
     text = sanitize_markers(text)
     return text if len(text) <= limit else text[:limit] + "..."

@@ -1,5 +1,5 @@
-"""web_fetch as a whole (DESIGN.md §13): the pinned fetch, extraction, Firecrawl for bot walls,
-the browser for pages that build their text with scripts, the character limit and the cache.
+"""web_fetch as a whole (docs/architecture.md): the pinned fetch, extraction, Firecrawl for bot
+walls, the browser for pages that build their text with scripts, the character limit and the cache.
 The answer is the route's JSON: {ok, url, status, contentType, title, extractor, text, length,
 truncated, cached, tookMs}; wrapping it as untrusted content is the caller's last step."""
 

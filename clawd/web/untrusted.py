@@ -1,6 +1,6 @@
-"""How web tier answers are wrapped as untrusted content (DESIGN.md §9, §13): the metadata
-header (Source, URL, content type, extract mode, truncation) inside the markers, then the text.
-The HTTP routes, the CLI and the agent tools all wrap through here."""
+"""How web tier answers are wrapped as untrusted content (docs/security.md, docs/architecture.md):
+the metadata header (Source, URL, content type, extract mode, truncation) inside the markers, then
+the text. The HTTP routes, the CLI and the agent tools all wrap through here."""
 
 from __future__ import annotations
 

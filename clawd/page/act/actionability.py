@@ -1,4 +1,4 @@
-"""Whether an element can take a person's click now, and where (DESIGN.md §8, Actionability): one
+"""Whether an element can take a person's click now, and where (docs/actions.md, Actionability): one
 in-page check (attached, enabled, visible, not moving, scrolled into view of every clipping
 ancestor, and the top element at its visible center is it as the page's own hit test sees it),
 re-run with backoff until the act's deadline; the error says what was waited for, and names

@@ -1,5 +1,5 @@
 """Running a validated act request (clawd/acts.py: the kinds; the server reads the body) on a tab
-within its timeout, letting the page settle, and the page's state after it (DESIGN.md §8). What
+within its timeout, letting the page settle, and the page's state after it (docs/actions.md). What
 the server wraps in `{ok, targetId, tabId}` is plain data.
 
 Element kinds resolve refs through page/snapshot/refs.py and use real input (page/act/input.py);
@@ -114,7 +114,7 @@ class _Marks:
 def respond(
     ctx: Context, before: _Marks, deadline: float, extra: dict, *, blocked: bool = False
 ) -> dict:
-    """Settle, then the page's state after the action (DESIGN.md §8), `extra` after url and
+    """Settle, then the page's state after the action (docs/actions.md), `extra` after url and
     title."""
     known = extra.pop(STATE, None)  # (url, title) the action already read
     page = _settled(ctx, before, deadline, known, blocked)

@@ -208,7 +208,7 @@ def state(tab: Tab) -> Interception:
 
 def blocked_since(tab: Tab, since: float, window: float = 0.25) -> dict | None:
     """The blocked navigation an action that started at `since` caused, if any, waiting up to
-    `window` seconds for the verdict on a navigation it requested (DESIGN.md §9)."""
+    `window` seconds for the verdict on a navigation it requested (docs/security.md)."""
     held = state(tab)
     held.watch.wait_verdict(since, window)
     blocked = held.blocked()

@@ -82,7 +82,7 @@ def start(
     tab: Tab, *, screenshots: bool = False, snapshots: bool = False, sources: bool = False
 ) -> dict:
     """Start recording; screenshots, snapshots (layers and paint) and sources (script text) are
-    OpenClaw's trace options (DESIGN.md §17), each adding its categories."""
+    OpenClaw's trace options (docs/architecture.md), each adding its categories."""
     options = {"screenshots": screenshots, "snapshots": snapshots, "sources": sources}
     trace = tab.state[TRACE]
     if not trace.begin({"started": time.time(), **options}):

@@ -1,4 +1,4 @@
-"""Accessibility snapshots of a tab (DESIGN.md §7): options, walking every frame (same-process
+"""Accessibility snapshots of a tab (docs/snapshot.md): options, walking every frame (same-process
 and out-of-process iframes), the text operations, refs, find and the labelled screenshot.
 Getting the walker into a frame is inject.py's, walking it and Chrome's names aria.py's, text
 operations ariatext.py's, resolving a ref refs.py's."""

@@ -5,9 +5,10 @@ A ref is bound to the element itself: the page side keeps ref -> element for the
 of its document (page/snapshot/js/snapshot.js). Numbers are never reused within a tab, so a ref
 from an older document can never land on another element: it answers REF_STALE.
 
-A snapshot taken with refs=role (OpenClaw's role refs, DESIGN.md §17) keeps that binding, and when
-the element was removed from the same document since (a framework re-rendered it), the ref lands
-on the element that now has its role, name and nth among equals, as Playwright's getByRole would.
+A snapshot taken with refs=role (OpenClaw's role refs, docs/snapshot.md) keeps that binding, and
+when the element was removed from the same document since (a framework re-rendered it), the ref
+lands on the element that now has its role, name and nth among equals, as Playwright's getByRole
+would.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Acting on pages: POST /act, /highlight, /hooks/file-chooser, /hooks/dialog, /download,
-/wait/download, /permissions/grant (DESIGN.md §8)."""
+/wait/download, /permissions/grant (docs/actions.md)."""
 
 from __future__ import annotations
 

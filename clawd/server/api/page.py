@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from clawd import errors
 from clawd.page.observe import capture, vision
+from clawd.page.snapshot.refs import resolve_ref
 from clawd.page.state.navigation import navigate as navigate_tab
 from clawd.server.answers import tab_answer
 from clawd.server.api.snapshot import labelled_screenshot
@@ -89,10 +90,6 @@ def _described(req: Request, data: bytes, suffix: str) -> dict:
 
 
 def _ref_box(tab, ref: str) -> dict:
-    try:
-        from clawd.page.snapshot.refs import resolve_ref
-    except ImportError:
-        raise errors.InvalidRequest("screenshots by ref need snapshots; take one first") from None
     resolved = resolve_ref(tab, ref)
     return capture.node_box(tab, backend_node_id=resolved.backend_node_id, session=resolved.session)
 

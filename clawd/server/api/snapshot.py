@@ -1,4 +1,4 @@
-"""GET /snapshot and GET /snapshot/find (DESIGN.md §7)."""
+"""GET /snapshot and GET /snapshot/find (docs/snapshot.md)."""
 
 from __future__ import annotations
 

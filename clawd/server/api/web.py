@@ -1,4 +1,4 @@
-"""The web tier's routes (DESIGN.md §13): POST /web/fetch and POST /web/search (their body
+"""The web tier's routes (docs/architecture.md): POST /web/fetch and POST /web/search (their body
 fields: clawd/route_fields.py's FETCH_BODY and SEARCH_BODY). Both belong to their agent tools
 (a denied tool's route answers 403 TOOL_DENIED: server/handler.py). They work with
 browser.enabled: false, except render, which reads pages through the profile's browser: only a

@@ -1,4 +1,4 @@
-"""web_search (DESIGN.md §13): finding pages through a search provider's HTTP API, never by
+"""web_search (docs/architecture.md): finding pages through a search provider's HTTP API, never by
 driving a browser to a search engine. One module a provider (brave, gemini, kimi, perplexity,
 grok); this one picks the provider, checks the options, keeps the cache and shapes the answer
 {ok, provider, query, results, answer?, citations?, ignored?, cached, tookMs}."""

@@ -1,6 +1,6 @@
 """What every search provider module shares: the query, what a provider found, where it is
 reached (key, base URL, model), and its HTTP calls with their failures mapped to the codes of
-DESIGN.md §13. API keys never reach a message or a log line: every message is scrubbed."""
+docs/architecture.md. API keys never reach a message or a log line: every message is scrubbed."""
 
 from __future__ import annotations
 

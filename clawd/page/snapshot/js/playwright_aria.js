@@ -6,7 +6,7 @@
 // Used so that clawd's aria text reads exactly as Playwright's; clawd's own glue is in snapshot.js.
 // Evaluated once per isolated world; defines the functions snapshot.js calls.
 function hasPointerCursor(ariaNode) {
-  return ariaNode.box.cursor === "pointer" || clawdPromoted(ariaNode);  // clawd: DESIGN §7 promoted clickables
+  return ariaNode.box.cursor === "pointer" || clawdPromoted(ariaNode);  // clawd: docs/snapshot.md promoted clickables
 }
 // packages/isomorphic/stringUtils.ts
 function escapeWithQuotes(text, char = "'") {
@@ -2747,7 +2747,7 @@ function toInternalOptions(options) {
   const renderBoxes = options.boxes;
   if (options.mode === "ai") {
     return {
-      visibility: "aria",  // clawd: DESIGN §7, aria-hidden content is not printed (Playwright: ariaOrVisible)
+      visibility: "aria",  // clawd: docs/snapshot.md, aria-hidden content is not printed (Playwright: ariaOrVisible)
       refs: "interactable",
       refPrefix: options.refPrefix,
       includeGenericRole: true,
