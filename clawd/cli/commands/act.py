@@ -3,9 +3,11 @@ made from clawd/acts.py) plus highlight, dialogs, uploads, downloads."""
 
 from __future__ import annotations
 
+import argparse
+
 from clawd import acts
 from clawd.cli import output
-from clawd.cli.commands import Invocation, UsageError, either, json_value
+from clawd.cli.commands import Invocation, UsageError, command, either, json_value, route_help
 
 
 def act_kind(inv: Invocation) -> None:
@@ -99,3 +101,108 @@ def wait_for_download(inv: Invocation) -> None:
         timeout_ms=inv.args.timeout_ms, path=inv.args.file, target_id=inv.target()
     )
     output.emit(inv, result, output.render_media)
+
+
+WORD_HELP = {"fields": "a field ref and its text value"}  # fill's REF=VALUE pairs
+
+
+def add_parsers(sub) -> None:
+    for kind in acts.KINDS.values():
+        if kind.command:
+            _act_kind(sub, kind)
+    p = command(
+        sub, "highlight", highlight, "outline an element on the page for a moment", tab=True
+    )
+    p.add_argument("ref", metavar="REF", help=route_help("POST", "/highlight", "ref"))
+    p.add_argument(
+        "--duration-ms", type=int, metavar="MS", help="how long the outline stays (100-10000)"
+    )
+    _hooks(sub)
+
+
+def _act_kind(sub, kind: acts.Kind) -> None:
+    """A command of the act table: its fields as words and flags,
+    as the table says to write them."""
+    p = command(sub, kind.command, act_kind, kind.help, tab=True)
+    p.set_defaults(act_kind=kind.name)
+    for param in (*kind.params, *acts.COMMON):
+        if param.cli is not None:
+            _act_field(p, param)
+
+
+def _act_field(p: argparse.ArgumentParser, param: acts.Param) -> None:
+    """One field: a word (several for a list), a flag (with no value for a boolean; fill's fields
+    as JSON), and the word a flag may also be written as."""
+    cli, how = param.cli, _value_spec(param)
+    if cli.flag is None:
+        p.add_argument(param.name, metavar=cli.metavar, help=param.help, **how)
+        return
+    if param.type == "boolean":
+        how = {"action": "store_true", "default": None}
+    else:
+        how["metavar"] = cli.metavar
+    as_json = ", as JSON" if param.type == "fields" else ""
+    p.add_argument(cli.flag, dest=param.name, help=param.help + as_json, **how)
+    if cli.word:
+        p.add_argument(
+            f"{param.name}_word",
+            metavar=cli.word,
+            nargs="*" if as_json else "?",
+            help=WORD_HELP.get(param.type, f"{param.help} (as {cli.flag})"),
+        )
+
+
+def _value_spec(param: acts.Param) -> dict:
+    """How argparse reads the field's value(s)."""
+    if param.type == "modifiers":
+        return {"nargs": "+", "choices": acts.MODIFIERS}
+    if param.choices:
+        return {"choices": param.choices}
+    nargs = {"nargs": "+"} if param.type == "strings" else {}
+    return {"type": {"integer": int, "number": float, "timeout": int}.get(param.type, str), **nargs}
+
+
+def _hooks(sub) -> None:
+    p = command(sub, "dialog", dialog, "answer a pending (or the next) JavaScript dialog", tab=True)
+    answer = p.add_mutually_exclusive_group(required=True)
+    answer.add_argument(
+        "--accept", dest="accept", action="store_true", default=None, help="press OK"
+    )
+    answer.add_argument("--dismiss", dest="accept", action="store_false", help="press Cancel")
+    p.add_argument(
+        "--prompt-text", metavar="TEXT", help=route_help("POST", "/hooks/dialog", "promptText")
+    )
+    p.add_argument(
+        "--dialog-id", metavar="ID", help=route_help("POST", "/hooks/dialog", "dialogId")
+    )
+    p = command(sub, "upload", upload, "set files on a file chooser or file input", tab=True)
+    p.add_argument(
+        "paths",
+        metavar="PATH",
+        nargs="+",
+        help=route_help("POST", "/hooks/file-chooser", "paths"),
+    )
+    p.add_argument("--ref", metavar="REF", help=route_help("POST", "/hooks/file-chooser", "ref"))
+    p.add_argument(
+        "--input-ref", metavar="REF", help=route_help("POST", "/hooks/file-chooser", "inputRef")
+    )
+    p.add_argument(
+        "--element", metavar="CSS", help=route_help("POST", "/hooks/file-chooser", "element")
+    )
+    p = command(sub, "download", download, "click an element and save what it downloads", tab=True)
+    p.add_argument("ref", metavar="REF", help="element ref that starts the download")
+    p.add_argument(
+        "file", metavar="FILE", nargs="?", help="file name under $CLAWD_HOME/downloads (as --path)"
+    )
+    p.add_argument("--path", metavar="PATH", help="file name under $CLAWD_HOME/downloads")
+    p = command(
+        sub,
+        "waitfordownload",
+        wait_for_download,
+        "wait for the next download to finish",
+        tab=True,
+    )
+    p.add_argument(
+        "file", metavar="FILE", nargs="?", help="save it under this name in $CLAWD_HOME/downloads"
+    )
+    p.add_argument("--timeout-ms", type=int, metavar="MS", help="give up after MS")

@@ -4,7 +4,7 @@ reset-profile."""
 from __future__ import annotations
 
 from clawd.cli import output
-from clawd.cli.commands import Invocation
+from clawd.cli.commands import Invocation, command, group, route_help
 
 
 def status(inv: Invocation) -> None:
@@ -43,3 +43,69 @@ def delete_profile(inv: Invocation) -> None:
 
 def reset_profile(inv: Invocation) -> None:
     output.emit(inv, inv.client.reset_profile(purge=inv.args.purge or None), output.render_fields)
+
+
+def add_parsers(sub) -> None:
+    command(sub, "status", status, "show the service and browser status")
+    p = command(sub, "start", start, "start the browser of the profile")
+    p.add_argument("--headless", action="store_true", help=route_help("POST", "/start", "headless"))
+    command(
+        sub,
+        "stop",
+        stop,
+        "stop the browser of the profile (a remote browser is only disconnected)",
+    )
+    command(sub, "profiles", profiles, "list browser profiles")
+    _, actions = group(sub, "profile", "create or delete a browser profile")
+    _profile_create(actions, "create")
+    _profile_delete(actions, "delete")
+    _profile_create(sub, "create-profile")  # OpenClaw's spellings
+    _profile_delete(sub, "delete-profile")
+    p = command(
+        sub,
+        "reset-profile",
+        reset_profile,
+        "stop the browser and move the profile's user data (cookies, storage, history) to "
+        "$CLAWD_HOME/trash, leaving a fresh profile",
+    )
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help="erase the user data instead of keeping it in the trash",
+    )
+
+
+def _profile_create(sub, name: str) -> None:
+    p = command(sub, name, create_profile, "create a browser profile")
+    p.add_argument(
+        "name", metavar="NAME", help="profile name: lowercase letters, digits and dashes"
+    )
+    p.add_argument(
+        "--color", metavar="HEX", help="profile color such as #0066CC (default: the first unused)"
+    )
+    p.add_argument(
+        "--cdp-url", metavar="URL", help="attach to this DevTools endpoint instead of launching"
+    )
+    p.add_argument(
+        "--driver",
+        choices=("managed", "remote", "existing-session"),
+        help="how the browser is obtained (default: managed, or remote with --cdp-url)",
+    )
+    p.add_argument(
+        "--user-data-dir", metavar="DIR", help="existing-session: the browser's user data directory"
+    )
+
+
+def _profile_delete(sub, name: str) -> None:
+    p = command(
+        sub,
+        name,
+        delete_profile,
+        "delete a browser profile; its user data goes to $CLAWD_HOME/trash",
+    )
+    p.add_argument("name", metavar="NAME", help="profile to delete")
+    p.add_argument(
+        "--purge",
+        action="store_true",
+        help="erase the user data instead of keeping it in the trash",
+    )

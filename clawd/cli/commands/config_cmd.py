@@ -12,7 +12,7 @@ import pathlib
 import yaml
 
 from clawd import errors
-from clawd.cli.commands import Invocation, UsageError
+from clawd.cli.commands import Invocation, UsageError, command, group
 
 
 def check(inv: Invocation) -> int:
@@ -109,3 +109,46 @@ def _write_private(path: pathlib.Path, text: str, *, force: bool) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(text)
     os.chmod(path, 0o600)
+
+
+def add_parsers(sub) -> None:
+    _, actions = group(
+        sub, "config", "check, show or print a sample configuration", needs_service=False
+    )
+    p = command(
+        actions,
+        "check",
+        check,
+        "validate a configuration file, listing every problem",
+        needs_service=False,
+    )
+    p.add_argument("file", metavar="FILE", help="YAML file to check")
+    command(
+        actions,
+        "sample",
+        sample,
+        "print a commented sample configuration",
+        needs_service=False,
+    )
+    command(
+        actions,
+        "show",
+        show,
+        "print the effective configuration, secrets masked",
+        needs_service=False,
+    )
+    p = command(
+        actions,
+        "import-openclaw",
+        import_openclaw,
+        "turn an OpenClaw config's browser, profiles, SSRF policy, gateway auth, web tools and "
+        "tool policy into clawd.yaml, naming every key not carried over",
+        needs_service=False,
+    )
+    p.add_argument(
+        "file", metavar="FILE", help="OpenClaw config (JSON5), such as ~/.openclaw/openclaw.json"
+    )
+    p.add_argument(
+        "--out", metavar="PATH", help="write the YAML here (mode 0600) instead of printing it"
+    )
+    p.add_argument("--force", action="store_true", help="replace PATH when it exists")

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from clawd import errors
 from clawd.cli import output
-from clawd.cli.commands import Invocation
+from clawd.cli.commands import Invocation, command
 from clawd.security.doctor import (
     ERROR,
     OK,
@@ -145,3 +145,13 @@ def _service_checks(client) -> Iterator[Check]:
             level,
             str(item.get("detail") or item.get("message") or ""),
         )
+
+
+def add_parsers(sub) -> None:
+    command(
+        sub,
+        "doctor",
+        doctor,
+        "diagnose the browser, sandbox, display and configuration",
+        needs_service=False,
+    )

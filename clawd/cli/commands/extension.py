@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import pathlib
 
-from clawd.cli.commands import Invocation, UsageError
+from clawd.cli.commands import Invocation, UsageError, command, group
 from clawd.relay import package
 
 
@@ -27,3 +27,24 @@ def pack(inv: Invocation) -> None:
         print(json.dumps({"path": str(written), "id": package.extension_id()}), file=inv.stdout)
     else:
         print(written, file=inv.stdout)
+
+
+def add_parsers(sub) -> None:
+    _, actions = group(
+        sub,
+        "extension",
+        "the clawd Chrome extension that shares your own tabs (profile chrome, relay.enabled)",
+        needs_service=False,
+    )
+    command(
+        actions,
+        "path",
+        path,
+        "print the extension's folder, to load unpacked in chrome://extensions",
+        needs_service=False,
+    )
+    p = command(actions, "pack", pack, "write the extension as a zip", needs_service=False)
+    p.add_argument(
+        "--out", metavar="ZIP", help="where to write it (default: ./clawd-extension.zip)"
+    )
+    p.add_argument("--force", action="store_true", help="replace ZIP when it exists")

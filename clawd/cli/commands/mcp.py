@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from clawd import log
 from clawd.cli import autostart
-from clawd.cli.commands import Invocation
+from clawd.cli.commands import Invocation, command
 
 
 def mcp(inv: Invocation) -> int:
@@ -65,3 +65,13 @@ def _try_start(inv: Invocation, revive) -> None:
         revive()
     except (errors.ClawdError, OSError) as exc:
         print(f"clawd mcp: could not start the service: {exc}", file=inv.stderr)
+
+
+def add_parsers(sub) -> None:
+    p = command(sub, "mcp", mcp, "serve clawd as MCP tools over stdio", needs_service=False)
+    p.add_argument(
+        "--tools",
+        choices=("single", "split"),
+        default="single",
+        help="single: one browser tool with an action field; split: one tool per action",
+    )

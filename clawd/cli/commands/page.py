@@ -11,7 +11,7 @@ import pathlib
 
 from clawd import errors
 from clawd.cli import output
-from clawd.cli.commands import Invocation, UsageError
+from clawd.cli.commands import Invocation, UsageError, command, route_help
 
 
 def navigate(inv: Invocation) -> None:
@@ -114,3 +114,113 @@ def _deliver(inv: Invocation, result: dict) -> None:
     saved = inv.client.fetch_media(result["mediaUrl"], pathlib.Path(out))
     # --json still prints the service's answer verbatim; the file is where the user asked
     output.emit(inv, result, lambda _result: str(saved))
+
+
+def add_parsers(sub) -> None:
+    p = command(sub, "navigate", navigate, "load a URL in a tab", tab=True)
+    p.add_argument("url", metavar="URL", help="address to load (http, https or about:blank)")
+    p.add_argument(
+        "--timeout-ms",
+        type=int,
+        metavar="MS",
+        help="how long to wait for the page to load (default: 30000)",
+    )
+    _snapshot(sub)
+    p = command(
+        sub,
+        "find",
+        find,
+        "find snapshot lines whose role, name or text contains TEXT",
+        tab=True,
+    )
+    p.add_argument("text", metavar="TEXT", help="text to look for (case-insensitive)")
+    p.add_argument("--limit", type=int, metavar="N", help="at most N matches")
+    p = command(
+        sub, "screenshot", screenshot, "capture the page or one element as an image", tab=True
+    )
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="save the image here (fetched over HTTP, so it works with a remote service); "
+        "default: print the path on the service's machine",
+    )
+    p.add_argument(
+        "--full-page", action="store_true", help=route_help("POST", "/screenshot", "fullPage")
+    )
+    p.add_argument("--ref", metavar="R", help=route_help("POST", "/screenshot", "ref"))
+    p.add_argument(
+        "--type", choices=("png", "jpeg"), default="png", help="image format (default: png)"
+    )
+    p.add_argument("--quality", type=int, metavar="Q", help="jpeg quality 1-100")
+    p.add_argument(
+        "--labels", action="store_true", help=route_help("POST", "/screenshot", "labels")
+    )
+    p.add_argument(
+        "--describe",
+        action="store_true",
+        help="print a description in words by the service's vision describers (browser.vision) "
+        "instead of the image; when they all fail, the image comes back with a note",
+    )
+    p = command(sub, "pdf", pdf, "print the page to PDF", tab=True)
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="save the PDF here (fetched over HTTP); default: print the "
+        "path on the service's machine",
+    )
+    p.add_argument("--landscape", action="store_true", help=route_help("POST", "/pdf", "landscape"))
+
+
+def _snapshot(sub) -> None:
+    p = command(
+        sub,
+        "snapshot",
+        snapshot,
+        "print the page as accessibility text with element refs",
+        tab=True,
+    )
+    p.add_argument(
+        "--format",
+        choices=("ai", "aria"),
+        help="ai: Playwright-style aria text (default); aria: the raw accessibility node list",
+    )
+    p.add_argument(
+        "--interactive", action="store_true", help=route_help("GET", "/snapshot", "interactive")
+    )
+    p.add_argument("--compact", action="store_true", help=route_help("GET", "/snapshot", "compact"))
+    p.add_argument("--depth", type=int, metavar="N", help=route_help("GET", "/snapshot", "depth"))
+    p.add_argument(
+        "--max-chars",
+        type=int,
+        metavar="N",
+        help="cut the text at N characters on a whole line (0: no limit; default 80000)",
+    )
+    p.add_argument(
+        "--efficient",
+        action="store_true",
+        help="interactive + compact + depth 6 + max-chars 10000 where not given",
+    )
+    p.add_argument(
+        "--selector", metavar="CSS", help="only the subtree of the first element matching CSS"
+    )
+    p.add_argument("--frame", metavar="REF", help=route_help("GET", "/snapshot", "frame"))
+    p.add_argument(
+        "--limit", type=int, metavar="N", help="aria format: at most N nodes (default 500)"
+    )
+    p.add_argument("--labels", action="store_true", help=route_help("GET", "/snapshot", "labels"))
+    p.add_argument("--urls", action="store_true", help=route_help("GET", "/snapshot", "urls"))
+    p.add_argument(
+        "--no-refs",
+        action="store_true",
+        help="no refs: the text Playwright's ariaSnapshot() prints",
+    )
+    p.add_argument(
+        "--refs",
+        choices=("aria", "role"),
+        help="aria: refs bound to their element (default); role: a ref whose element a re-render "
+        "replaced acts on the element with the same role, name and nth",
+    )
+    p.add_argument("--wrap", action="store_true", help=route_help("GET", "/snapshot", "wrap"))
+    p.add_argument(
+        "--out", metavar="FILE", help="write the snapshot to FILE instead of printing it"
+    )

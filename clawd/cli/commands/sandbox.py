@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 
-from clawd.cli.commands import Invocation, UsageError
+from clawd.cli.commands import Invocation, UsageError, command, group
 
 
 def build(inv: Invocation) -> None:
@@ -102,7 +102,7 @@ def observe(inv: Invocation) -> None:
     output.emit(inv, inv.client.observe(inv.args.mode), render)
 
 
-def add_parsers(sub, command, group) -> None:
+def add_parsers(sub) -> None:
     p = command(
         sub,
         "observe",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 
-from clawd.cli.commands import Invocation
+from clawd.cli.commands import Invocation, command
 
 
 def serve(inv: Invocation) -> int:
@@ -35,3 +35,25 @@ def _overridden(config, args):
         headless = {"true": True, "false": False}.get(args.headless, "auto")
         browser = dataclasses.replace(browser, headless=headless)
     return dataclasses.replace(config, server=server, browser=browser)
+
+
+def add_parsers(sub) -> None:
+    p = command(sub, "serve", serve, "run the clawd service in the foreground", needs_service=False)
+    p.add_argument("--host", metavar="HOST", help="address to listen on (default: server.host)")
+    p.add_argument(
+        "--port", type=int, metavar="PORT", help="port to listen on (default: server.port)"
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST",
+        help="also allow navigating to this host for this run (repeatable), e.g. 127.0.0.1 "
+        "for a local development server",
+    )
+    p.add_argument(
+        "--log-level", choices=("debug", "info", "warning", "error"), help="log verbosity"
+    )
+    p.add_argument("--log-file", metavar="PATH", help="log here instead of stderr")
+    p.add_argument(
+        "--headless", choices=("auto", "true", "false"), help="override browser.headless"
+    )

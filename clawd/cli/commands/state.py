@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
+
 from clawd.cli import output
-from clawd.cli.commands import Invocation, UsageError, either
+from clawd.cli.commands import Invocation, UsageError, command, either, group
 
 
 def cookies(inv: Invocation) -> None:
@@ -59,4 +61,54 @@ def storage_set(inv: Invocation) -> None:
 def storage_clear(inv: Invocation) -> None:
     output.emit(
         inv, inv.client.clear_storage(inv.args.kind, target_id=inv.target()), output.render_fields
+    )
+
+
+def add_parsers(sub) -> None:
+    p, actions = group(
+        sub, "cookies", "list, set or clear cookies", required=False, func=cookies, tab=True
+    )
+    p.add_argument(
+        "--all", action="store_true", help="every cookie of the browser, not just the page's"
+    )
+    _cookie_set(actions)
+    command(actions, "clear", clear_cookies, "delete every cookie", tab=True)
+    _, actions = group(
+        sub,
+        "storage",
+        "read or change the page's localStorage or sessionStorage",
+        required=False,
+        func=storage_get,
+        tab=True,
+        before=_storage_kind,
+    )
+    p = command(actions, "get", storage_get, "print one key, or every key", tab=True)
+    p.add_argument("key", metavar="KEY", nargs="?", help="key to print (default: all)")
+    p = command(actions, "set", storage_set, "set a key", tab=True)
+    p.add_argument("key", metavar="KEY", help="key to set")
+    p.add_argument("value", metavar="VALUE", help="its value")
+    command(actions, "clear", storage_clear, "remove every key", tab=True)
+
+
+def _storage_kind(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=("local", "session"), help="which storage")
+
+
+def _cookie_set(actions) -> None:
+    p = command(actions, "set", set_cookie, "set a cookie", tab=True)
+    p.add_argument("name_arg", metavar="NAME", nargs="?", help="cookie name (or --name)")
+    p.add_argument("value_arg", metavar="VALUE", nargs="?", help="cookie value (or --value)")
+    p.add_argument("--name", help="cookie name")
+    p.add_argument("--value", help="cookie value")
+    p.add_argument("--url", help="URL the cookie belongs to (or give --domain)")
+    p.add_argument("--domain", help="domain the cookie belongs to (or give --url)")
+    p.add_argument("--path", help="cookie path (default: /)")
+    p.add_argument("--secure", action="store_true", help="only sent over https")
+    p.add_argument("--http-only", action="store_true", help="hidden from page JavaScript")
+    p.add_argument("--same-site", choices=("Strict", "Lax", "None"), help="SameSite attribute")
+    p.add_argument(
+        "--expires",
+        type=float,
+        metavar="EPOCH",
+        help="expiry in seconds since the epoch (default: a session cookie)",
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from clawd.cli import output
-from clawd.cli.commands import Invocation
+from clawd.cli.commands import Invocation, command, group
 
 
 def list_tabs(inv: Invocation) -> None:
@@ -38,3 +38,38 @@ def focus(inv: Invocation) -> None:
 
 def close(inv: Invocation) -> None:
     output.emit(inv, inv.client.close_tab(inv.args.target), output.render_fields)
+
+
+def add_parsers(sub) -> None:
+    command(sub, "tabs", list_tabs, "list open tabs")
+    _, actions = group(
+        sub,
+        "tab",
+        "list tabs, or open, select or close one by index",
+        required=False,
+        func=tab_list,
+    )
+    p = command(actions, "new", tab_new, "open a new tab")
+    p.add_argument("url", metavar="URL", nargs="?", help="address to open (default: about:blank)")
+    p.add_argument("--label", metavar="L", help="a name to address the tab by later (--target L)")
+    p = command(actions, "select", tab_select, "make the tab at an index the current one")
+    p.add_argument("index", metavar="N", type=int, help="tab index as `tab` lists them, from 0")
+    p = command(actions, "close", tab_close, "close the tab at an index")
+    p.add_argument("index", metavar="N", type=int, help="tab index as `tab` lists them, from 0")
+    p = command(sub, "open", open_tab, "open a URL in a new tab")
+    p.add_argument("url", metavar="URL", help="address to open (http, https or about:blank)")
+    p.add_argument("--label", metavar="L", help="a name to address the tab by later (--target L)")
+    p.add_argument(
+        "--timeout-ms",
+        type=int,
+        metavar="MS",
+        help="how long to wait for the page to load (default: 30000)",
+    )
+    p = command(sub, "focus", focus, "make a tab the current one and bring it to front")
+    p.add_argument(
+        "target", metavar="TARGET", help="stable id (t1), label, or raw target id prefix"
+    )
+    p = command(sub, "close", close, "close a tab (default: the current one)")
+    p.add_argument(
+        "target", metavar="TARGET", nargs="?", help="stable id (t1), label, or raw target id prefix"
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 
 from clawd.cli import output
-from clawd.cli.commands import Invocation
+from clawd.cli.commands import Invocation, command, route_help
 from clawd.client.web_methods import web_fetch, web_search
 from clawd.security.content import sanitize_markers
 from clawd.web.render import RENDER_MODES
@@ -61,8 +61,8 @@ def search(inv: Invocation) -> None:
 
 def add_parsers(sub) -> None:
     """`fetch` and `search` on the subparsers `sub` of clawd-browser's parser."""
-    p = _command(sub, "fetch", fetch, "read a web page as text, without the browser")
-    p.add_argument("url", metavar="URL", help="http or https address to read")
+    p = command(sub, "fetch", fetch, "read a web page as text, without the browser")
+    p.add_argument("url", metavar="URL", help=route_help("POST", "/web/fetch", "url"))
     p.add_argument(
         "--text",
         action="store_true",
@@ -77,12 +77,11 @@ def add_parsers(sub) -> None:
     p.add_argument(
         "--render",
         choices=RENDER_MODES,
-        help="read the page through the browser: auto (when its HTML has almost no "
-        "text but scripts; the default), never, or always",
+        help=route_help("POST", "/web/fetch", "render"),
     )
     _no_wrap(p)
-    p = _command(sub, "search", search, "search the web through the configured search provider")
-    p.add_argument("query", metavar="QUERY", help="what to search for")
+    p = command(sub, "search", search, "search the web through the configured search provider")
+    p.add_argument("query", metavar="QUERY", help=route_help("POST", "/web/search", "query"))
     p.add_argument("--count", type=int, metavar="N", help="how many results (1..10; default 5)")
     p.add_argument(
         "--provider",
@@ -92,28 +91,12 @@ def add_parsers(sub) -> None:
     p.add_argument(
         "--freshness",
         metavar="F",
-        help="pd, pw, pm, py (past day, week, month, year) or YYYY-MM-DDtoYYYY-MM-DD",
+        help=route_help("POST", "/web/search", "freshness"),
     )
     p.add_argument("--country", metavar="CC", help="results for this country, e.g. DE (Brave)")
     p.add_argument("--search-lang", metavar="L", help="results in this language, e.g. en (Brave)")
     p.add_argument("--ui-lang", metavar="L", help="interface language, e.g. en-US (Brave)")
     _no_wrap(p)
-
-
-def _command(sub, name: str, func, help: str) -> argparse.ArgumentParser:
-    parser = sub.add_parser(name, help=help, description=help, parents=[_json_flag()])
-    parser.set_defaults(func=func, needs_service=True)
-    return parser
-
-
-def _json_flag() -> argparse.ArgumentParser:
-    """`--json` after the command too, as every command takes it (SUPPRESS keeps a global
-    --json from being reset)."""
-    parent = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
-    parent.add_argument(
-        "--json", action="store_true", help="print the service's JSON answer instead of text"
-    )
-    return parent
 
 
 def _no_wrap(parser: argparse.ArgumentParser) -> None:
