@@ -74,7 +74,7 @@ def _dispatch(inv: Invocation) -> int:
 
 def exit_status(exc: BaseException) -> tuple[int, str]:
     """The ladder: (exit status, the line for stderr). A service's message may quote a page
-    (a title, a redirect's Location): its marker look-alikes are sanitized (DESIGN.md §9)."""
+    (a title, a redirect's Location): its marker look-alikes are sanitized (docs/security.md)."""
     if isinstance(exc, UsageError):
         return EXIT_USAGE, f"error: {exc} (USAGE)"
     if not isinstance(exc, errors.ClawdError):
@@ -94,11 +94,9 @@ def _status_of(exc: errors.ClawdError) -> int:
 
 # -- configuration and client ----------------------------------------------------------------------
 def load_config(path: str | None) -> Config:
-    """The loader's Config; built-in defaults while config/loader.py is not importable."""
-    try:
-        from clawd.config import loader
-    except ImportError:
-        return Config()
+    """The configuration from `path` (or the usual places), read by config/loader.py."""
+    from clawd.config import loader  # jsonschema and friends: only commands that read it
+
     return loader.load_config(path=path)
 
 

@@ -1,5 +1,6 @@
-"""`extension path | pack [--out ZIP]`: where the clawd Chrome extension (the relay's, DESIGN.md
-§15) is, to load it unpacked in chrome://extensions, and a zip of it. No service needed."""
+"""`extension path | pack [--out ZIP]`: where the clawd Chrome extension (the relay's,
+docs/architecture.md) is, to load it unpacked in chrome://extensions, and a zip of it. No service
+needed."""
 
 from __future__ import annotations
 
