@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from collections.abc import Iterable
+from functools import lru_cache
 
 MASK = "***"
 # a copy of a key cut short (a provider's own elision, a message cut at N characters) still holds
@@ -61,12 +62,17 @@ def scrub(text: str, secrets: Iterable[str | None]) -> str:
     characters in a row, from any offset, in any case, or percent-encoded (a provider echoing
     the key's tail, or the URL it was sent in). Scrub before cutting: a cut key still leaks."""
     for secret in secrets:
-        if secret:
-            text = _scrub_one(text, secret)
-            encoded = urllib.parse.quote(secret, safe="")
-            if encoded != secret:
-                text = _scrub_one(text, encoded)
+        for form in _forms(secret) if secret else ():
+            text = _scrub_one(text, form)
     return text
+
+
+@lru_cache(maxsize=256)
+def _forms(secret: str) -> tuple[str, ...]:
+    """The secret, and its percent-encoding where that differs (made once: every log record
+    asks)."""
+    encoded = urllib.parse.quote(secret, safe="")
+    return (secret,) if encoded == secret else (secret, encoded)
 
 
 def _scrub_one(text: str, secret: str) -> str:
