@@ -100,7 +100,7 @@ def test_every_kind_names_a_page_function_that_exists(kind):
     assert callable(handler) and list(inspect.signature(handler).parameters)[:3] == [
         "ctx",
         "a",
-        "deadline",
+        "page",
     ]
 
 

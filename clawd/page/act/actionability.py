@@ -239,15 +239,13 @@ class Patience:
         return self.clock() - self.started
 
 
-def check(
-    element, deadline: float, *, hit: bool, enabled: bool, scroll: bool, point: bool = True
-) -> dict:
+def check(element, *, hit: bool, enabled: bool, scroll: bool, point: bool = True) -> dict:
     """One try, one round trip: `{state: ok, x, y, framed, left, top}` (the point in the element's
     frame; without `point`, x and y only when it has one), or the state that stops it (detached,
     disabled, hidden, zero-size, unstable, clipped, covered)."""
     opts = {"hit": hit, "enabled": enabled, "scroll": scroll, "point": point}
     try:
-        answer = element.call(_CHECK, opts, deadline=deadline)
+        answer = element.call(_CHECK, opts)
     except errors.ActInvalidRequest:  # the page threw from our function: its node is gone
         answer = None
     return answer or {"state": "detached"}
@@ -255,7 +253,6 @@ def check(
 
 def wait_actionable(
     element,
-    deadline: float,
     *,
     hit: bool = True,
     enabled: bool = True,
@@ -266,24 +263,24 @@ def wait_actionable(
     """check() until it answers ok (and `place`, which puts the point in the tab, agrees), or the
     error of the state it was left in when waiting ran out (a try the deadline cut short is
     judged by the one before it)."""
-    patience, last = Patience(deadline), None
+    patience, last = Patience(element.deadline), None
     while True:
         try:
-            answer = check(element, deadline, hit=hit, enabled=enabled, scroll=scroll, point=point)
+            answer = check(element, hit=hit, enabled=enabled, scroll=scroll, point=point)
             if answer["state"] == "ok" and place is not None:
                 answer = place(answer)
         except errors.ActTimeout:
             if last is None:
                 raise
-            raise failure(element, last, patience.waited(), deadline) from None
+            raise failure(element, last, patience.waited()) from None
         if answer["state"] == "ok":
             return answer
         last = answer
         if not patience.again(answer["state"]):
-            raise failure(element, answer, patience.waited(), deadline)
+            raise failure(element, answer, patience.waited())
 
 
-def failure(element, answer: dict, waited: float, deadline: float) -> errors.ClawdError:
+def failure(element, answer: dict, waited: float) -> errors.ClawdError:
     """The error for the state an element was left in, saying what was waited for and how long."""
     state, what = answer.get("state", "detached"), element.describe()
     after = f" (waited {waited:.1f} s)"
@@ -303,7 +300,7 @@ def failure(element, answer: dict, waited: float, deadline: float) -> errors.Cla
     if state == "clipped":
         return _clipped(what, answer.get("by"), waited)
     if state == "covered":
-        return _covered(element, answer, waited, deadline)
+        return _covered(element, answer, waited)
     return errors.ActElementDetached(f"{what} is no longer in the page; take a new snapshot")
 
 
@@ -320,14 +317,13 @@ def _clipped(what: str, by: str | None, waited: float) -> errors.ClawdError:
     return errors.ActElementHidden(message, reason="clipped", clippedBy=by)
 
 
-def _covered(element, answer: dict, waited: float, deadline: float) -> errors.ClawdError:
+def _covered(element, answer: dict, waited: float) -> errors.ClawdError:
     x, y = answer["x"], answer["y"]
     try:  # the accessibility role and name, in the time left; the page's description otherwise
         if answer.get("coverNode"):  # a box of the tab's document over the element's iframe
-            page = Guarded(element.tab, answer["coverSession"], deadline)
-            covering = name_node(page, answer["coverNode"])
+            covering = name_node(element.page.on(answer["coverSession"]), answer["coverNode"])
         else:
-            found = _ax_role(element, answer.get("frameX", x), answer.get("frameY", y), deadline)
+            found = _ax_role(element, answer.get("frameX", x), answer.get("frameY", y))
             cover = answer.get("cover") or {}
             covering = _cover_dict(found, cover.get("top") or {}, cover.get("outer"))
     except (errors.ActTimeout, errors.CdpError):
@@ -341,11 +337,11 @@ def _covered(element, answer: dict, waited: float, deadline: float) -> errors.Cl
 
 
 # -- naming a cover -------------------------------------------------------------------------------
-def _ax_role(element, x: float, y: float, deadline: float) -> dict:
+def _ax_role(element, x: float, y: float) -> dict:
     """{role, name} of what covers `element` at (x, y) of its frame, when they say something:
     looked for from the top element up to, not into, the boxes that hold the target. Two round
     trips."""
-    page = element.page(deadline)
+    page = element.page
     top_at = {
         "functionDeclaration": _TOP_AT,
         "objectId": element.object_id,

@@ -49,17 +49,14 @@ class Context:
         timeout = min(acts.MAX_TIMEOUT_MS, max(acts.MIN_TIMEOUT_MS, timeout))
         return time.monotonic() + timeout / 1000
 
-    def page(self, deadline: float) -> Guarded:
-        """The action's guarded way to the tab's page session."""
-        return Guarded.page(self.tab, deadline)
-
-    def element(self, ref: str, deadline: float) -> pinput.Element:
+    def element(self, ref: str, page: Guarded) -> pinput.Element:
+        """The element `ref` names, reached through the act's guard `page`."""
         if self._resolve_ref is None:
             from clawd.page.snapshot.refs import resolve_ref
 
             self._resolve_ref = resolve_ref
         resolved = self._resolve_ref(self.tab, ref)
-        return pinput.element_for(self.tab, resolved, deadline)
+        return pinput.element_for(page, resolved)
 
 
 def run(ctx: Context, action: Action) -> dict:
@@ -75,11 +72,11 @@ def _run_one(ctx: Context, action: Action) -> dict:
     tab.check_usable()
     if action.kind not in NO_DIALOG_CHECK:
         dialogs.check_not_blocked(tab)
-    deadline = ctx.deadline_for(action)
+    page = Guarded.page(tab, ctx.deadline_for(action))  # the act's one guard, handed down
     before = _Marks(tab, ctx.browser)
     blocked, extra = False, {}
     try:
-        extra = HANDLERS[action.kind](ctx, action.args, deadline) or {}
+        extra = HANDLERS[action.kind](ctx, action.args, page) or {}
     except DialogOpened:
         blocked = True
     except errors.CdpTimeout:
@@ -96,7 +93,7 @@ def _run_one(ctx: Context, action: Action) -> dict:
         raise
     if action.kind == "close":
         return {"closed": True, **extra}
-    return respond(ctx, before, deadline, extra, blocked=blocked)
+    return respond(ctx, before, page.deadline, extra, blocked=blocked)
 
 
 class _Marks:
@@ -230,19 +227,21 @@ def _failure(action: Action, exc: errors.ClawdError) -> dict:
 
 
 # -- the kinds ------------------------------------------------------------------------------------
-def click(ctx: Context, a: dict, deadline: float) -> None:
-    element = ctx.element(a["ref"], deadline)
-    x, y = pinput.clickable_point(element, deadline)
-    _click_at(ctx, a, x, y, deadline)
+# A kind's handler is (ctx, its arguments, the act's guarded page session): every page call it
+# makes goes through that one guard, moved onto an element's session by the element itself.
+def click(ctx: Context, a: dict, page: Guarded) -> None:
+    element = ctx.element(a["ref"], page)
+    x, y = pinput.clickable_point(element)
+    _click_at(page, a, x, y)
 
 
-def click_coords(ctx: Context, a: dict, deadline: float) -> None:
-    _click_at(ctx, a, a["x"], a["y"], deadline)
+def click_coords(ctx: Context, a: dict, page: Guarded) -> None:
+    _click_at(page, a, a["x"], a["y"])
 
 
-def _click_at(ctx: Context, a: dict, x: float, y: float, deadline: float) -> None:
+def _click_at(page: Guarded, a: dict, x: float, y: float) -> None:
     pinput.click_at(
-        ctx.page(deadline),
+        page,
         x,
         y,
         button=a.get("button", "left"),
@@ -252,39 +251,39 @@ def _click_at(ctx: Context, a: dict, x: float, y: float, deadline: float) -> Non
     )
 
 
-def hover(ctx: Context, a: dict, deadline: float) -> None:
-    element = ctx.element(a["ref"], deadline)
-    x, y = pinput.clickable_point(element, deadline, enabled=False)  # a disabled one's tooltip
-    pinput.mouse_move(ctx.page(deadline), x, y)
+def hover(ctx: Context, a: dict, page: Guarded) -> None:
+    element = ctx.element(a["ref"], page)
+    x, y = pinput.clickable_point(element, enabled=False)  # a disabled one's tooltip
+    pinput.mouse_move(page, x, y)
 
 
-def scroll_into_view(ctx: Context, a: dict, deadline: float) -> None:
+def scroll_into_view(ctx: Context, a: dict, page: Guarded) -> None:
     """Into view of every box that clips it, and of the tab; a disabled element too (to read it)."""
-    element = ctx.element(a["ref"], deadline)
-    pinput.prepare(element, deadline, enabled=False)
+    element = ctx.element(a["ref"], page)
+    pinput.prepare(element, enabled=False)
 
 
-def type_text(ctx: Context, a: dict, deadline: float) -> None:
-    element = ctx.element(a["ref"], deadline)
-    forms.enter_text(element, a["text"], deadline, slowly=a.get("slowly", False))
+def type_text(ctx: Context, a: dict, page: Guarded) -> None:
+    element = ctx.element(a["ref"], page)
+    forms.enter_text(element, a["text"], slowly=a.get("slowly", False))
     if a.get("submit"):
-        pinput.press_chord(ctx.page(deadline), keys.parse_chord("Enter"))
+        pinput.press_chord(page, keys.parse_chord("Enter"))
 
 
-def press(ctx: Context, a: dict, deadline: float) -> None:
+def press(ctx: Context, a: dict, page: Guarded) -> None:
     if a.get("ref"):
-        element = ctx.element(a["ref"], deadline)
-        pinput.prepare(element, deadline)
-        element.call("function() { this.focus(); }", deadline=deadline)
-    pinput.press_chord(ctx.page(deadline), keys.parse_chord(a["key"]), delay_ms=a.get("delayMs", 0))
+        element = ctx.element(a["ref"], page)
+        pinput.prepare(element)
+        element.call("function() { this.focus(); }")
+    pinput.press_chord(page, keys.parse_chord(a["key"]), delay_ms=a.get("delayMs", 0))
 
 
-def drag(ctx: Context, a: dict, deadline: float) -> None:
-    start = ctx.element(a["startRef"], deadline)
-    sx, sy = pinput.clickable_point(start, deadline, enabled=False)
-    end = ctx.element(a["endRef"], deadline)
-    ex, ey = pinput.clickable_point(end, deadline, check_covered=False, enabled=False)
-    drag_between(ctx.page(deadline), (sx, sy), (ex, ey))
+def drag(ctx: Context, a: dict, page: Guarded) -> None:
+    start = ctx.element(a["startRef"], page)
+    sx, sy = pinput.clickable_point(start, enabled=False)
+    end = ctx.element(a["endRef"], page)
+    ex, ey = pinput.clickable_point(end, check_covered=False, enabled=False)
+    drag_between(page, (sx, sy), (ex, ey))
 
 
 def drag_between(page: Guarded, start: tuple, end: tuple) -> None:
@@ -309,48 +308,48 @@ def drag_between(page: Guarded, start: tuple, end: tuple) -> None:
         session.try_call("Input.setInterceptDrags", {"enabled": False}, timeout=2)
 
 
-def select(ctx: Context, a: dict, deadline: float) -> dict:
-    element = ctx.element(a["ref"], deadline)
-    return {"selected": forms.select_options(element, a["values"], deadline)}
+def select(ctx: Context, a: dict, page: Guarded) -> dict:
+    element = ctx.element(a["ref"], page)
+    return {"selected": forms.select_options(element, a["values"])}
 
 
-def fill(ctx: Context, a: dict, deadline: float) -> dict:
-    forms.fill(a["fields"], lambda ref: ctx.element(ref, deadline), deadline)
+def fill(ctx: Context, a: dict, page: Guarded) -> dict:
+    forms.fill(a["fields"], lambda ref: ctx.element(ref, page))
     return {"filled": [item["ref"] for item in a["fields"]]}
 
 
-def resize(ctx: Context, a: dict, deadline: float) -> dict:
-    ctx.page(deadline).call(
+def resize(ctx: Context, a: dict, page: Guarded) -> dict:
+    page.call(
         "Emulation.setDeviceMetricsOverride",
         {"width": a["width"], "height": a["height"], "deviceScaleFactor": 0, "mobile": False},
     )
     return {"viewport": {"width": a["width"], "height": a["height"]}}
 
 
-def wait(ctx: Context, a: dict, deadline: float) -> dict:
-    return waits.wait(ctx.tab, a, deadline)
+def wait(ctx: Context, a: dict, page: Guarded) -> dict:
+    return waits.wait(page, a)
 
 
-def evaluate(ctx: Context, a: dict, deadline: float) -> dict:
+def evaluate(ctx: Context, a: dict, page: Guarded) -> dict:
     if a.get("ref"):
-        element = ctx.element(a["ref"], deadline)
-        return {"result": waits.evaluate(ctx.tab, a["fn"], deadline, element=element)}
-    value, state = waits.evaluate_with_state(ctx.tab, a["fn"], deadline)
+        element = ctx.element(a["ref"], page)
+        return {"result": waits.evaluate(page, a["fn"], element=element)}
+    value, state = waits.evaluate_with_state(page, a["fn"])
     return {"result": value, STATE: state} if state else {"result": value}
 
 
-def close(ctx: Context, a: dict, deadline: float) -> dict:
-    ctx.browser.close_tab(ctx.tab, timeout=max(0.5, deadline - time.monotonic()))
+def close(ctx: Context, a: dict, page: Guarded) -> dict:
+    ctx.browser.close_tab(ctx.tab, timeout=max(0.5, page.deadline - time.monotonic()))
     return {}
 
 
-def _page_function(kind: acts.Kind) -> Callable[[Context, dict, float], Any]:
+def _page_function(kind: acts.Kind) -> Callable[[Context, dict, Guarded], Any]:
     """The function a kind names in the act table ("forms.check"): a module of page/act/."""
     module, _, name = kind.runs.partition(".")
     return getattr(_MODULES[module], name)
 
 
 _MODULES = {"actions": sys.modules[__name__], "forms": forms, "waits": waits}
-HANDLERS: dict[str, Callable[[Context, dict, float], Any]] = {
+HANDLERS: dict[str, Callable[[Context, dict, Guarded], Any]] = {
     kind.name: _page_function(kind) for kind in acts.KINDS.values() if kind.runs
 }

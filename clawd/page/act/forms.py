@@ -54,21 +54,19 @@ _SET_VALUE = """function(value) {
 }"""
 
 
-def enter_text(
-    element: pinput.Element, text: str, deadline: float, *, slowly: bool = False
-) -> None:
+def enter_text(element: pinput.Element, text: str, *, slowly: bool = False) -> None:
     """Replace the element's text as typing does: focus, select all, then input events."""
-    pinput.prepare(element, deadline)
-    how = element.call(_FOCUS_AND_SELECT, deadline=deadline)
+    pinput.prepare(element)
+    how = element.call(_FOCUS_AND_SELECT)
     if how == "readonly":
         raise errors.ActElementDisabled(f"{element.describe()} is read-only")
     if isinstance(how, str) and how.startswith("not-editable"):
         raise E(f"ref: {element.describe()} does not take text ({how.split(':', 1)[1]})")
     if how == "value":  # date/time/range/color pickers take no typed text in Chromium
-        if not element.call(_SET_VALUE, text, deadline=deadline):
+        if not element.call(_SET_VALUE, text):
             raise E(f"text: {text!r} is not a valid value for {element.describe()}")
         return
-    keyboard = Guarded.page(element.tab, deadline)
+    keyboard = element.top
     if not text:
         pinput.press_chord(keyboard, keys.parse_chord("Delete"))
     elif slowly:
@@ -99,11 +97,11 @@ _SELECT = """function(wanted) {
 }"""
 
 
-def select_options(element: pinput.Element, values: list[str], deadline: float) -> list[str]:
+def select_options(element: pinput.Element, values: list[str]) -> list[str]:
     """Choose the options whose value, label or text is in `values` (Playwright's selectOption:
     the element visible and enabled, waited for; set without a focus)."""
-    pinput.prepare(element, deadline)
-    answer = element.call(_SELECT, values, deadline=deadline) or {}
+    pinput.prepare(element)
+    answer = element.call(_SELECT, values) or {}
     problem = answer.get("error")
     if problem == "not-select":
         raise E(
@@ -139,32 +137,32 @@ _FIELD_KIND = """function(checkable) {
 }"""
 
 
-def _field_kind(element: pinput.Element, deadline: float) -> dict:
-    return element.call(_FIELD_KIND, list(CHECKABLE), deadline=deadline) or {}
+def _field_kind(element: pinput.Element) -> dict:
+    return element.call(_FIELD_KIND, list(CHECKABLE)) or {}
 
 
-def check(ctx, a: dict, deadline: float) -> dict:
+def check(ctx, a: dict, page: Guarded) -> dict:
     """The check and uncheck kinds: a checkbox, radio or switch (native, ARIA, or the label of
     one) is clicked only when it is not in the wanted state, and must then be in it."""
-    element = ctx.element(a["ref"], deadline)
-    found = _field_kind(element, deadline)
+    element = ctx.element(a["ref"], page)
+    found = _field_kind(element)
     if found.get("kind") not in CHECKABLE:
         raise E(
             f"ref: {element.describe()} is not a checkbox, radio or switch; {a['kind']} "
             "needs one (click other elements with kind click)"
         )
     wanted = a["kind"] == "check"
-    changed = set_checked(element, found["kind"], wanted, found.get("checked", False), deadline)
+    changed = set_checked(element, found["kind"], wanted, found.get("checked", False))
     return {"checked": wanted, "changed": changed}
 
 
-def fill(fields: list[dict], element_of: Callable[[str], pinput.Element], deadline: float) -> None:
+def fill(fields: list[dict], element_of: Callable[[str], pinput.Element]) -> None:
     """Each {ref, value} in order, its element found when its turn comes: a checkbox, radio or
     switch is clicked to the boolean wanted, a <select> gets its option(s), anything else takes
     the value as text."""
     for i, field in enumerate(fields):
         element, value = element_of(field["ref"]), field["value"]
-        found = _field_kind(element, deadline)
+        found = _field_kind(element)
         kind = found.get("kind", "text")
         if kind in CHECKABLE:
             set_checked(
@@ -172,20 +170,17 @@ def fill(fields: list[dict], element_of: Callable[[str], pinput.Element], deadli
                 kind,
                 as_bool(value, f"fields[{i}].value", error=E),
                 found.get("checked", False),
-                deadline,
             )
         elif kind == "select":
             values = value if isinstance(value, list) else [str(value)]
-            select_options(element, [str(v) for v in values], deadline)
+            select_options(element, [str(v) for v in values])
         else:
             if isinstance(value, (list, bool)):
                 raise E(f"fields[{i}].value: {element.describe()} takes text, not {value!r}")
-            enter_text(element, str(value), deadline)
+            enter_text(element, str(value))
 
 
-def set_checked(
-    element: pinput.Element, kind: str, wanted: bool, checked: bool, deadline: float
-) -> bool:
+def set_checked(element: pinput.Element, kind: str, wanted: bool, checked: bool) -> bool:
     """Click the element when it is not in the wanted state; True when it clicked."""
     if wanted == checked:
         return False
@@ -194,20 +189,20 @@ def set_checked(
             f"{element.describe()} is a radio button: it cannot be unchecked; check another "
             "one of its group"
         )
-    x, y = pinput.clickable_point(element, deadline)
-    pinput.click_at(Guarded.page(element.tab, deadline), x, y)
-    if not _reached(element, wanted, deadline):
+    x, y = pinput.clickable_point(element)
+    pinput.click_at(element.top, x, y)
+    if not _reached(element, wanted):
         raise E(
             f"clicking {element.describe()} did not make it {'checked' if wanted else 'unchecked'}"
         )
     return True
 
 
-def _reached(element: pinput.Element, wanted: bool, deadline: float) -> bool:
+def _reached(element: pinput.Element, wanted: bool) -> bool:
     """Whether the element shows the wanted state within STATE_SETTLE (a page may set it a
     moment after the click, from a handler of its own)."""
-    until = min(deadline, time.monotonic() + STATE_SETTLE)
-    while _field_kind(element, deadline).get("checked") != wanted:
+    until = min(element.deadline, time.monotonic() + STATE_SETTLE)
+    while _field_kind(element).get("checked") != wanted:
         if time.monotonic() + 0.05 >= until:
             return False
         time.sleep(0.05)

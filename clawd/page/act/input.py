@@ -20,17 +20,34 @@ BUTTONS = {"left": 1, "right": 2, "middle": 4}
 
 @dataclass
 class Element:
-    """An element resolved from a ref, ready to be acted on."""
+    """An element resolved from a ref, ready to be acted on, with the act's guarded way to the
+    session it lives in (its deadline is the act's)."""
 
-    tab: Tab
-    session: Session
+    page: Guarded
     backend_node_id: int
     object_id: str
     ref: str = ""
     role: str = ""
     name: str = ""
 
-    def call(self, function: str, *args, deadline: float, by_value: bool = True):
+    @property
+    def tab(self) -> Tab:
+        return self.page.tab
+
+    @property
+    def session(self) -> Session:
+        return self.page.session
+
+    @property
+    def deadline(self) -> float:
+        return self.page.deadline
+
+    @property
+    def top(self) -> Guarded:
+        """The act's way to the tab's page session, where mouse and keyboard go."""
+        return self.page.on(self.tab.session)
+
+    def call(self, function: str, *args, by_value: bool = True):
         """Run `function` with the element as `this`; returns the value (or the remote object)."""
         params = {
             "functionDeclaration": function,
@@ -39,7 +56,7 @@ class Element:
             "arguments": [_argument(a) for a in args],
             "awaitPromise": True,
         }
-        answer = self.page(deadline).call("Runtime.callFunctionOn", params)
+        answer = self.page.call("Runtime.callFunctionOn", params)
         if "exceptionDetails" in answer:
             raise errors.ActInvalidRequest(
                 f"the page refused the action on {self.describe()}: "
@@ -47,10 +64,6 @@ class Element:
             )
         result = answer.get("result", {})
         return result.get("value") if by_value else result
-
-    def page(self, deadline: float) -> Guarded:
-        """The action's guarded way to the element's session."""
-        return Guarded(self.tab, self.session, deadline)
 
     def describe(self) -> str:
         label = f"{self.role} {self.name!r}" if self.name else (self.role or "element")
@@ -71,20 +84,19 @@ def exception_message(details: dict) -> str:
     return str(text).split("\n    at ", 1)[0]
 
 
-def element_for(tab: Tab, resolved, deadline: float) -> Element:
-    """An Element from a refs.ResolvedRef (session, backend_node_id, role, name, ref)."""
+def element_for(act: Guarded, resolved) -> Element:
+    """An Element from a refs.ResolvedRef (session, backend_node_id, role, name, ref), reached
+    through the act's guard (`act`) moved onto the ref's session."""
+    page = act.on(resolved.session)
     try:
-        answer = Guarded(tab, resolved.session, deadline).call(
-            "DOM.resolveNode", {"backendNodeId": resolved.backend_node_id}
-        )
+        answer = page.call("DOM.resolveNode", {"backendNodeId": resolved.backend_node_id})
     except errors.CdpError:
         raise errors.ActElementDetached(
             f"{resolved.role} {resolved.name!r} [{resolved.ref}] is no longer in "
             "the page; take a new snapshot"
         ) from None
     return Element(
-        tab,
-        resolved.session,
+        page,
         resolved.backend_node_id,
         answer["object"]["objectId"],
         ref=getattr(resolved, "ref", ""),
@@ -94,20 +106,17 @@ def element_for(tab: Tab, resolved, deadline: float) -> Element:
 
 
 # -- where to click -------------------------------------------------------------------------------
-def prepare(
-    element: Element, deadline: float, *, scroll: bool = True, enabled: bool = True
-) -> dict:
+def prepare(element: Element, *, scroll: bool = True, enabled: bool = True) -> dict:
     """Wait until the element is attached and visible (and enabled, with `enabled`), scrolled
     into view of every box that clips it and, in an iframe, of the tab (actionability.py)."""
 
     def into_tab_view(answer: dict) -> dict:
         if answer.get("framed"):
-            _scroll_frames_into_view(element, deadline)
+            _scroll_frames_into_view(element)
         return answer
 
     return actionability.wait_actionable(
         element,
-        deadline,
         hit=False,
         enabled=enabled,
         scroll=scroll,
@@ -117,39 +126,36 @@ def prepare(
 
 
 def clickable_point(
-    element: Element, deadline: float, *, check_covered: bool = True, enabled: bool = True
+    element: Element, *, check_covered: bool = True, enabled: bool = True
 ) -> tuple[float, float]:
     """Where a person would click the element, in the tab's viewport, once it is actionable:
     visible, still, in view, (enabled,) and the top element there (waited for: actionability.py).
     The common case, an element of the page itself, costs one round trip."""
     answer = actionability.wait_actionable(
         element,
-        deadline,
         hit=check_covered,
         enabled=enabled,
-        place=lambda answer: _in_tab(element, answer, deadline, check_covered, enabled),
+        place=lambda answer: _in_tab(element, answer, check_covered, enabled),
     )
     return answer["x"], answer["y"]
 
 
-def _in_tab(
-    element: Element, answer: dict, deadline: float, check_covered: bool, enabled: bool
-) -> dict:
+def _in_tab(element: Element, answer: dict, check_covered: bool, enabled: bool) -> dict:
     """The point of the element's frame as a point of the tab's viewport: the page's own as it
     is; an iframe's once its frames are scrolled into the tab's view, shifted by where the frame
     sits, and only where no box of the tab's document lies over the frame."""
     if not answer.get("framed"):
         return answer
-    page = Guarded.page(element.tab, deadline)
-    _scroll_frames_into_view(element, deadline)
+    page = element.top
+    _scroll_frames_into_view(element)
     if element.session is not page.session:
         _await_frames(page)  # input is routed by the last frame the tab drew
     answer = actionability.check(
-        element, deadline, hit=check_covered, enabled=enabled, scroll=False
+        element, hit=check_covered, enabled=enabled, scroll=False
     )  # the point again: scrolling the frames may have moved it in its own frame too
     if answer["state"] != "ok":
         return answer
-    quads = _content_quads(element, deadline)
+    quads = _content_quads(element)
     ox, oy = frame_offset(page, element.session)
     # quads are in the viewport of the element's process's top frame; answer's in its own frame
     dx = min(min(q[0::2]) for q in quads) - answer["left"] + ox
@@ -185,12 +191,10 @@ def _tab_cover(page: Guarded, x: float, y: float) -> int | None:
     return None if node.get("nodeName") in ("IFRAME", "FRAME") else hit["backendNodeId"]
 
 
-def _content_quads(element: Element, deadline: float) -> list:
+def _content_quads(element: Element) -> list:
     try:
-        quads = (
-            element.page(deadline)
-            .call("DOM.getContentQuads", {"objectId": element.object_id})
-            .get("quads")
+        quads = element.page.call("DOM.getContentQuads", {"objectId": element.object_id}).get(
+            "quads"
         )
     except errors.CdpError:
         quads = None
@@ -199,12 +203,12 @@ def _content_quads(element: Element, deadline: float) -> list:
     return quads
 
 
-def _scroll_frames_into_view(element: Element, deadline: float) -> None:
+def _scroll_frames_into_view(element: Element) -> None:
     """An element in view of its own iframe can still be off the tab's viewport: the iframe below
     the fold, or scrolled away inside a box of its parent. Chrome scrolls every ancestor, across
     processes, and only those that need it (a no-op when the element is already in view)."""
     try:
-        element.page(deadline).call("DOM.scrollIntoViewIfNeeded", {"objectId": element.object_id})
+        element.page.call("DOM.scrollIntoViewIfNeeded", {"objectId": element.object_id})
     except errors.CdpError:
         raise errors.ActElementHidden(f"{element.describe()} has no box on the page") from None
 

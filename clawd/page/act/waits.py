@@ -9,7 +9,6 @@ import re
 import time
 
 from clawd import acts, errors
-from clawd.browser.tab import Tab
 from clawd.page.act import settle
 from clawd.page.act.guard import Guarded
 
@@ -18,7 +17,8 @@ POLL = 0.05
 _FUNCTION = re.compile(r"^\s*(async\s+)?(function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)", re.S)
 
 
-def wait(tab: Tab, args: dict, deadline: float) -> dict:
+def wait(page: Guarded, args: dict) -> dict:
+    """Each condition of `args` in turn, on the act's guarded page session (`page`)."""
     waited = {}
     started = time.monotonic()
     for name in CONDITIONS:
@@ -26,11 +26,11 @@ def wait(tab: Tab, args: dict, deadline: float) -> dict:
             continue
         value = args[name]
         if name == "timeMs":
-            _sleep_until(min(deadline, time.monotonic() + value / 1000))
+            _sleep_until(min(page.deadline, time.monotonic() + value / 1000))
         elif name == "loadState":
-            _wait_load(tab, value, deadline)
+            _wait_load(page, value)
         else:
-            _poll(tab, name, value, _condition(name, value), deadline)
+            _poll(page, name, value, _condition(name, value))
         waited[name] = value
     return {"waited": waited, "waitedMs": round((time.monotonic() - started) * 1000)}
 
@@ -75,18 +75,18 @@ def glob_to_regex(glob: str) -> str:
     return "^" + "".join(out) + "$"
 
 
-def _poll(tab: Tab, name: str, value, expression: str, deadline: float) -> None:
+def _poll(page: Guarded, name: str, value, expression: str) -> None:
     while True:
-        if _truthy(tab, expression, name, deadline):
+        if _truthy(page, expression, name):
             return
-        if time.monotonic() + POLL >= deadline:
+        if time.monotonic() + POLL >= page.deadline:
             raise errors.ActTimeout(f"wait for {name} {value!r} timed out", condition=name)
         time.sleep(POLL)
 
 
-def _truthy(tab: Tab, expression: str, name: str, deadline: float) -> bool:
+def _truthy(page: Guarded, expression: str, name: str) -> bool:
     try:
-        answer = Guarded.page(tab, deadline).call(
+        answer = page.call(
             "Runtime.evaluate",
             {"expression": expression, "returnByValue": True, "awaitPromise": True},
         )
@@ -103,15 +103,15 @@ def _truthy(tab: Tab, expression: str, name: str, deadline: float) -> bool:
     return bool(answer.get("result", {}).get("value"))
 
 
-def _wait_load(tab: Tab, state: str, deadline: float) -> None:
+def _wait_load(page: Guarded, state: str) -> None:
     ready = (
         "document.readyState === 'complete'"
         if state != "domcontentloaded"
         else "document.readyState !== 'loading'"
     )
-    _poll(tab, "loadState", state, ready, deadline)
-    tracker = settle.tracker_of(tab)
-    if state == "networkidle" and not tracker.idle(deadline):
+    _poll(page, "loadState", state, ready)
+    tracker = settle.tracker_of(page.tab)
+    if state == "networkidle" and not tracker.idle(page.deadline):
         raise errors.ActTimeout(
             f"wait for loadState 'networkidle' timed out: requests kept going "
             f"(in flight: {tracker.in_flight() or 'none; the last one ended under 0.5 s ago'})",
@@ -140,29 +140,28 @@ _WITH_STATE = """(() => {{ const pack = (v) => {{
     && typeof v.then === 'function' ? Promise.resolve(v).then(pack) : pack(v); }})()"""
 
 
-def evaluate_with_state(
-    tab: Tab, source: str, deadline: float
-) -> tuple[object, tuple[str, str] | None]:
+def evaluate_with_state(page: Guarded, source: str) -> tuple[object, tuple[str, str] | None]:
     """(value, (url, title)) of a page function with no element; (value, None) for other sources."""
     if not _FUNCTION.match(source):
-        return evaluate(tab, source, deadline), None
+        return evaluate(page, source), None
     params = {
         "expression": _WITH_STATE.format(call=f"({source})()"),
         "userGesture": True,
         "returnByValue": True,
         "awaitPromise": True,
     }
-    answer = Guarded.page(tab, deadline).call("Runtime.evaluate", params)
+    answer = page.call("Runtime.evaluate", params)
     if "exceptionDetails" in answer:
         raise errors.ActEvaluateFailed(
             f"evaluate threw: {_exception_message(answer['exceptionDetails'])}"
         )
     packed = (answer.get("result") or {}).get("value") or {}
     value = packed.get("odd") if packed.get("odd") is not None else packed.get("v")
+    tab = page.tab
     return value, (packed.get("href", tab.url), packed.get("title", tab.title))
 
 
-def evaluate(tab: Tab, source: str, deadline: float, *, element=None):
+def evaluate(page: Guarded, source: str, *, element=None):
     """The value of the page function `source` (awaited); the element, if any, is its argument."""
     if element is not None:
         function = source if _FUNCTION.match(source) else f"function() {{ return ({source}); }}"
@@ -171,12 +170,12 @@ def evaluate(tab: Tab, source: str, deadline: float, *, element=None):
             "objectId": element.object_id,
             "arguments": [{"objectId": element.object_id}],
         }
-        method, session = "Runtime.callFunctionOn", element.session
+        method, page = "Runtime.callFunctionOn", element.page
     else:
         params = {"expression": _call_expression(source), "userGesture": True}
-        method, session = "Runtime.evaluate", tab.session
+        method = "Runtime.evaluate"
     params.update(returnByValue=True, awaitPromise=True)
-    answer = Guarded(tab, session, deadline).call(method, params)
+    answer = page.call(method, params)
     if "exceptionDetails" in answer:
         raise errors.ActEvaluateFailed(
             f"evaluate threw: {_exception_message(answer['exceptionDetails'])}"

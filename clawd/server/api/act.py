@@ -10,6 +10,7 @@ from clawd.deadline import remaining
 from clawd.fields import read_fields
 from clawd.page.act import actions, dialogs, downloads, filechooser
 from clawd.page.act import input as pinput
+from clawd.page.act.guard import Guarded
 from clawd.route_fields import WRAP_STRINGS
 from clawd.server import act_request
 from clawd.server.answers import tab_answer
@@ -109,13 +110,10 @@ def tab_matches(tab, key: str) -> bool:
 
 def highlight(req: Request) -> dict:
     ctx = _context(req)
-    deadline = _deadline(req)
     dialogs.check_not_blocked(ctx.tab)
-    element = ctx.element(req.args["ref"], deadline)
-    pinput.prepare(element, deadline, enabled=False)  # showing it is no act on it
-    box = element.call(
-        _HIGHLIGHT, req.args.get("durationMs", HIGHLIGHT_MS), element.describe(), deadline=deadline
-    )
+    element = ctx.element(req.args["ref"], Guarded.page(ctx.tab, _deadline(req)))
+    pinput.prepare(element, enabled=False)  # showing it is no act on it
+    box = element.call(_HIGHLIGHT, req.args.get("durationMs", HIGHLIGHT_MS), element.describe())
     return tab_answer(ctx.tab, ref=req.args["ref"], box=box)
 
 
@@ -164,7 +162,7 @@ def _set_input(ctx: actions.Context, a: dict, files: list[str], deadline: float)
             tab.session, backend, files, timeout=remaining(deadline, at_least=0.1)
         )
         return "input"
-    element = ctx.element(a["inputRef"], deadline)
+    element = ctx.element(a["inputRef"], Guarded.page(tab, deadline))
     filechooser.set_input_files(
         element.session, element.backend_node_id, files, timeout=remaining(deadline, at_least=0.1)
     )
