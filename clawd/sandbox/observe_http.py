@@ -31,7 +31,10 @@ _PASS_HEADERS = ("Sec-WebSocket-Key", "Sec-WebSocket-Version", "Sec-WebSocket-Pr
 
 
 def serve(handler, method: str, path: str) -> int:
-    """Answer one /observe/ request on `handler` (server/handler.py); the HTTP status sent."""
+    """A link GET /sandbox/observe made; its token is the credential, not the bearer token.
+    The one-time viewer page, its frames as server-sent events and, for a sandbox profile,
+    noVNC's files and websocket. The connection is handed over (server/routing.py): the answer
+    is written on `handler` here, and the HTTP status sent is returned."""
     service = handler.server.service
     handler.close_connection = True
     try:

@@ -123,14 +123,12 @@ class Handler(BaseHTTPRequestHandler):
         started = time.perf_counter()
         service = self.server.service
         url = urllib.parse.urlsplit(self.path)
-        if url.path.startswith("/observe/"):  # a viewer's one-time page: its token is the key
-            self._observe(method, url.path, started)
+        route, params, unmatched = self._route(method, url.path)  # its body limit, before reading
+        if route is not None and route.handover:  # a viewer's one-time page: its token is the key
+            self._hand_over(route, method, url.path, started)
             return
         request = None
         try:
-            route, params, unmatched = self._route(
-                method, url.path
-            )  # its body limit, before reading
             raw = self._read_body(route.raw_limit if route and route.raw_limit else MAX_BODY)
             service.request_guard.check(method, self.headers)
             service.auth.check(self.headers)
@@ -179,21 +177,22 @@ class Handler(BaseHTTPRequestHandler):
         if name is not None:
             self.server.service.tool_policy().check(name)
 
-    def _observe(self, method: str, path: str, started: float) -> None:
-        from clawd.sandbox import observe_http
-
+    def _hand_over(self, route, method: str, path: str, started: float) -> None:
+        """A handover route (routing.py): its endpoint owns the connection and writes its own
+        answer, checks and all (observe_http.py: the Host guard, then the link's token)."""
         with self._answer_lock:
             self._answered = True  # a stream: shutdown must not write an answer into it
+        # the path's parameters stay out of the log: an observe token is a credential until used
+        shown = route.pattern.split("{", 1)[0] + "..."
         try:
-            status = observe_http.serve(self, method, path)
+            status = route.endpoint(self, method, path)
         except (BrokenPipeError, ConnectionResetError):
             status = 499
         except Exception:
-            log.exception("unexpected error in %s /observe/", method)
+            log.exception("unexpected error in %s %s", method, shown)
             status = 500
         self.close_connection = True
-        # the token stays out of the log: it is a credential until used
-        access_log.info("%s /observe/... %d %.1fms", method, status, _ms(started))
+        access_log.info("%s %s %d %.1fms", method, shown, status, _ms(started))
 
     def _route(self, method: str, path: str):
         try:

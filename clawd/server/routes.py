@@ -1,10 +1,12 @@
 """The whole HTTP API as one table (docs/api.md): which function answers each method and path.
 An endpoint is a plain function (Request) -> dict. What each route reads from its body or query
 string (unknown fields are 400) is declared in clawd/route_fields.py, under the same method and
-path; POST /act reads the act table (clawd/acts.py)."""
+path; POST /act reads the act table (clawd/acts.py). The observe links' routes hand the
+connection over (routing.py): their token, not the bearer token, is the credential."""
 
 from __future__ import annotations
 
+from clawd.sandbox import observe_http
 from clawd.server.api import (
     act,
     basic,
@@ -38,6 +40,7 @@ ROUTES = [
     route("POST", "/reset-profile", basic.reset_profile, tool="browser_profiles"),
     route("GET", "/doctor", doctor.report, tool=None),
     route("GET", "/sandbox/observe", sandbox.observe, tool="browser_screenshot"),
+    route("GET", "/observe/{link*}", observe_http.serve, tool=None, handover=True),
     # tabs
     route("GET", "/tabs", tabs.list_tabs, tool="browser_tabs"),
     route("POST", "/tabs/open", tabs.open_tab, tool="browser_open"),

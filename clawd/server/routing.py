@@ -1,5 +1,6 @@
 """The route table machinery: `route(...)` lines (their fields: clawd/route_fields.py),
-matching a method and path to an endpoint, and the Request an endpoint receives."""
+matching a method and path to an endpoint, and the Request an endpoint receives. A handover
+route's endpoint gets the connection instead (a stream, a websocket) and answers on it itself."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ class Route:
     regex: re.Pattern = field(default=None, compare=False)
     raw_limit: int | None = None  # the body is bytes (request.raw), up to this many
     tool: str | None = "browser"  # the agent tool it belongs to (tools.allow/deny)
+    # the endpoint is (request handler, method, path) -> status: it checks its own credential
+    # and method, writes its own answer and owns the connection until it returns
+    handover: bool = False
 
 
 def route(
@@ -34,11 +38,16 @@ def route(
     *,
     raw_limit: int | None = None,
     tool: str | None = "browser",
+    handover: bool = False,
 ) -> Route:
-    """A route reads the body and query fields clawd/route_fields.py declares for it."""
-    regex = re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", pattern) + "$")
+    """A route reads the body and query fields clawd/route_fields.py declares for it. A
+    `{name}` is one path segment; a last `{name*}` is the rest of the path, slashes and all."""
+    regex = re.sub(r"\{(\w+)\*\}$", r"(?P<\1>.*)", pattern)
+    regex = re.compile("^" + re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", regex) + "$")
     fields = route_fields.of(method, pattern)
-    return Route(method, pattern, endpoint, fields.body, fields.query, regex, raw_limit, tool)
+    return Route(
+        method, pattern, endpoint, fields.body, fields.query, regex, raw_limit, tool, handover
+    )
 
 
 class Router:
@@ -56,9 +65,9 @@ class Router:
             found = candidate.regex.match(path)
             if found is None:
                 continue
-            if (
-                candidate.method == method
-            ):  # a segment is matched raw, then decoded (%2F stays in it)
+            # a handed-over connection answers its own methods (observe_http.py: 405 as text)
+            if candidate.method == method or candidate.handover:
+                # a segment is matched raw, then decoded (%2F stays in it)
                 return candidate, {k: urllib.parse.unquote(v) for k, v in found.groupdict().items()}
             allowed.append(candidate.method)
         if allowed:

@@ -30,6 +30,9 @@ pytestmark = pytest.mark.timeout(240)
 
 # Routes that legitimately stop, wipe or restart the browser: fuzzed on a service of their own.
 DESTRUCTIVE = {("POST", "/stop"), ("POST", "/reset-profile"), ("POST", "/start")}
+# observe links answer text on a connection of their own, not JSON: test_sandbox.py's observe
+# tests and test_observe_link_host.py cover them
+HANDED_OVER = {(r.method, r.pattern) for r in ROUTES if r.handover}
 BROWSER_SIDE = {502, 503, 504}  # documented: the browser is gone, unreachable or slow
 TIME_FIELDS = {"timeoutMs", "timeMs", "delayMs", "durationMs"}
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|File \"[^\"]+\", line \d+")
@@ -306,7 +309,8 @@ SAFE_KINDS = [k for k in KINDS if k != "close"]
 
 
 def test_the_groups_cover_every_route():
-    covered = {(r.method, r.pattern) for group in GROUPS.values() for r in group} | DESTRUCTIVE
+    covered = {(r.method, r.pattern) for group in GROUPS.values() for r in group}
+    covered |= DESTRUCTIVE | HANDED_OVER
     assert covered == {(r.method, r.pattern) for r in ROUTES}
 
 
