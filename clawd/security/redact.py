@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import urllib.parse
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 
 MASK = "***"
@@ -61,30 +62,53 @@ def scrub(text: str, secrets: Iterable[str | None]) -> str:
     """`text` with each of `secrets` masked, and every copy of MIN_PREFIX or more of its
     characters in a row, from any offset, in any case, or percent-encoded (a provider echoing
     the key's tail, or the URL it was sent in). Scrub before cutting: a cut key still leaks."""
+    folded = text.lower()
     for secret in secrets:
         for form in _forms(secret) if secret else ():
-            text = _scrub_one(text, form)
+            if _present(folded, form):
+                text = _scrub_one(text, form)
+                folded = text.lower()
     return text
 
 
+@dataclass(frozen=True)
+class _Form:
+    """One way a secret may be written, and its aligned 4-character pieces in lower case (any
+    MIN_PREFIX characters of it in a row hold one), made once: every log record asks."""
+
+    text: str
+    lower: str
+    blocks: tuple[str, ...]
+
+
 @lru_cache(maxsize=256)
-def _forms(secret: str) -> tuple[str, ...]:
-    """The secret, and its percent-encoding where that differs (made once: every log record
-    asks)."""
+def _forms(secret: str) -> tuple[_Form, ...]:
+    """The secret, and its percent-encoding where that differs."""
     encoded = urllib.parse.quote(secret, safe="")
-    return (secret,) if encoded == secret else (secret, encoded)
+    return tuple(_form(text) for text in dict.fromkeys((secret, encoded)))
 
 
-def _scrub_one(text: str, secret: str) -> str:
-    if len(secret) < MIN_PREFIX:
-        return text.replace(secret, MASK)
-    folded, key = text.lower(), secret.lower()
+def _form(text: str) -> _Form:
+    lower = text.lower()
+    blocks = tuple(dict.fromkeys(lower[i : i + 4] for i in range(0, len(lower) - 3, 4)))
+    return _Form(text, lower, blocks or (lower,))
+
+
+def _present(folded: str, form: _Form) -> bool:
+    """Whether any piece of the secret is in the (lower-cased) text: substring tests at C speed
+    tell most records there is nothing to look for."""
+    for block in form.blocks:
+        if block in folded:
+            return True
+    return False
+
+
+def _scrub_one(text: str, form: _Form) -> str:
+    if len(form.text) < MIN_PREFIX:
+        return text.replace(form.text, MASK)
+    folded, key = text.lower(), form.lower
     if len(folded) != len(text):  # a character whose lower case is longer: match as written
-        folded, key = text, secret
-    # any MIN_PREFIX characters of the key hold one of its aligned 4-character blocks: a few
-    # substring tests (C speed) tell most records there is nothing to look for
-    if not any(key[i : i + 4] in folded for i in range(0, len(key) - 3, 4)):
-        return text
+        folded, key = text, form.text
     parts, start = [], 0
     for begin, end in _copied_spans(folded, key):
         parts += (text[start:begin], MASK)
