@@ -4,7 +4,7 @@ reset-profile."""
 from __future__ import annotations
 
 from clawd.cli import output
-from clawd.cli.commands import Invocation, command, group, route_help
+from clawd.cli.commands import Invocation, UsageError, command, either, group, route_help
 
 
 def status(inv: Invocation) -> None:
@@ -28,7 +28,7 @@ def profiles(inv: Invocation) -> None:
 def create_profile(inv: Invocation) -> None:
     a = inv.args
     result = inv.client.create_profile(
-        a.name, color=a.color, cdp_url=a.cdp_url, driver=a.driver, user_data_dir=a.user_data_dir
+        _name(inv), color=a.color, cdp_url=a.cdp_url, driver=a.driver, user_data_dir=a.user_data_dir
     )
     output.emit(inv, result, output.render_fields)
 
@@ -36,9 +36,17 @@ def create_profile(inv: Invocation) -> None:
 def delete_profile(inv: Invocation) -> None:
     output.emit(
         inv,
-        inv.client.delete_profile(inv.args.name, purge=inv.args.purge or None),
+        inv.client.delete_profile(_name(inv), purge=inv.args.purge or None),
         output.render_fields,
     )
+
+
+def _name(inv: Invocation) -> str:
+    """The profile named as a word or with --name (OpenClaw's spelling)."""
+    name = either(inv.args.name, inv.args.name_flag, "NAME", "--name")
+    if name is None:
+        raise UsageError("give the profile's name: NAME or --name NAME")
+    return name
 
 
 def reset_profile(inv: Invocation) -> None:
@@ -77,9 +85,7 @@ def add_parsers(sub) -> None:
 
 def _profile_create(sub, name: str) -> None:
     p = command(sub, name, create_profile, "create a browser profile")
-    p.add_argument(
-        "name", metavar="NAME", help="profile name: lowercase letters, digits and dashes"
-    )
+    _name_arguments(p, "profile name: lowercase letters, digits and dashes")
     p.add_argument(
         "--color", metavar="HEX", help="profile color such as #0066CC (default: the first unused)"
     )
@@ -103,9 +109,15 @@ def _profile_delete(sub, name: str) -> None:
         delete_profile,
         "delete a browser profile; its user data goes to $CLAWD_HOME/trash",
     )
-    p.add_argument("name", metavar="NAME", help="profile to delete")
+    _name_arguments(p, "profile to delete")
     p.add_argument(
         "--purge",
         action="store_true",
         help="erase the user data instead of keeping it in the trash",
     )
+
+
+def _name_arguments(p, help_text: str) -> None:
+    """NAME as a word, or --name NAME as OpenClaw's CLI writes it."""
+    p.add_argument("name", metavar="NAME", nargs="?", help=help_text)
+    p.add_argument("--name", dest="name_flag", metavar="NAME", help="the same as NAME")

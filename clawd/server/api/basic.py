@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 from clawd import __version__, errors
 from clawd.browser import trash
+from clawd.browser.executables import find_executable
 from clawd.browser.runtime import redacted_cdp_url
 from clawd.server.routing import Request
 
@@ -17,8 +19,40 @@ def status(req: Request) -> dict:
         "version": __version__,
         "enabled": req.config.browser.enabled,
         **runtime.status(),
+        **_openclaw_status(req, runtime),
         **_extra_status(req, runtime),
     }
+
+
+def _openclaw_status(req: Request, runtime) -> dict:
+    """The keys OpenClaw's client prints beside clawd's own: where it reached us, which
+    browser, whether DevTools answers."""
+    managed = runtime.managed
+    chosen = runtime.driver.executable if managed else None  # set once it launched
+    return {
+        "controlUrl": _control_url(req),
+        "attachOnly": not managed,
+        "cdpReady": runtime.running(),
+        "detectedBrowser": _detected_browser(runtime.config) if managed else None,
+        "chosenBrowser": os.path.basename(chosen) if chosen else None,
+    }
+
+
+def _detected_browser(config) -> str | None:
+    """The name of the browser a launch would use, None when none is found."""
+    try:
+        return os.path.basename(find_executable(config.executable_path))
+    except errors.BrowserLaunchFailed:
+        return None
+
+
+def _control_url(req: Request) -> str:
+    """The URL the caller reached us on: the socket's own address, never the Host header."""
+    if req.local_address is None:  # not over a socket: the configured address
+        host, port = req.config.server.host, req.config.server.port
+    else:
+        host, port = req.local_address[:2]
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def _extra_status(req: Request, runtime) -> dict:
@@ -100,16 +134,15 @@ def create_profile(req: Request) -> dict:
         driver=a.get("driver"),
         user_data_dir=a.get("userDataDir"),
     )
-    return {
-        "ok": True,
-        "profile": {
-            "name": profile.name,
-            "driver": profile.kind,
-            "cdpPort": profile.cdp_port,
-            "cdpUrl": redacted_cdp_url(profile.cdp_url),
-            "color": profile.color,
-        },
+    described = {
+        "name": profile.name,
+        "driver": profile.kind,
+        "cdpPort": profile.cdp_port,
+        "cdpUrl": redacted_cdp_url(profile.cdp_url),
+        "color": profile.color,
     }
+    # OpenClaw's client reads the name, port and color at the top level
+    return {"ok": True, "profile": described, **described}
 
 
 def delete_profile(req: Request) -> dict:
@@ -131,7 +164,8 @@ def delete_profile(req: Request) -> dict:
             service.layout.user_data_dir(name).parent,
             purge=bool(req.args.get("purge")),
         )
-    return {"ok": True, "deleted": name, **data}
+    # OpenClaw's client reads the name from `profile` and `deleted` as whether data was removed
+    return {"ok": True, "profile": name, **data, "deleted": data["removedData"]}
 
 
 def reset_profile(req: Request) -> dict:
@@ -147,4 +181,19 @@ def reset_profile(req: Request) -> dict:
         runtime.user_data_dir,
         purge=bool(req.args.get("purge")),
     )
-    return {"ok": True, "profile": runtime.profile.name, "wasRunning": was_running, **data}
+    return {
+        "ok": True,
+        "profile": runtime.profile.name,
+        "wasRunning": was_running,
+        **data,
+        **_openclaw_moved(runtime.user_data_dir, data),
+    }
+
+
+def _openclaw_moved(path, data: dict) -> dict:
+    """What OpenClaw's client reads of a reset: whether the data went to the trash, from where
+    and to where."""
+    moved = {"moved": "trashedTo" in data, "from": str(path)}
+    if moved["moved"]:
+        moved["to"] = data["trashedTo"]
+    return moved

@@ -55,7 +55,13 @@ def response_body(req: Request) -> dict:
         timeout=a.get("timeoutMs", DEFAULT_BODY_TIMEOUT_MS) / 1000,
         max_chars=a.get("maxChars", network.DEFAULT_MAX_CHARS),
     )
-    wrapped = {} if answer.get("encoding") == "base64" else {"body": "response body"}
+    # `response` beside clawd's own keys: what OpenClaw's client reads
+    answer["response"] = {k: answer[k] for k in ("url", "status", "headers", "body", "truncated")}
+    wrapped = (
+        {}
+        if answer.get("encoding") == "base64"
+        else {"body": "response body", "response.body": "response body"}
+    )
     return as_asked(tab_answer(tab, **answer), a.get("wrap", False), wrapped)
 
 

@@ -33,11 +33,15 @@ def storage_get(req: Request) -> dict:
     area = storage.storage_name(kind)  # a bad kind is a 400 before any tab is touched
     tab = req.tab()
     key = req.args.get("key")
+    # `values` (key -> value) beside clawd's own: what OpenClaw's client reads
     if key is not None:
-        answer = tab_answer(tab, kind=kind, key=key, value=storage.storage_get(tab, kind, key))
-        return as_asked(answer, req.args.get("wrap", False), {"value": area})
-    answer = tab_answer(tab, kind=kind, items=storage.storage_get(tab, kind))
-    return as_asked(answer, req.args.get("wrap", False), {"items.*": area})
+        value = storage.storage_get(tab, kind, key)
+        values = {} if value is None else {key: value}
+        answer = tab_answer(tab, kind=kind, key=key, value=value, values=values)
+        return as_asked(answer, req.args.get("wrap", False), {"value": area, "values.*": area})
+    items = storage.storage_get(tab, kind)
+    answer = tab_answer(tab, kind=kind, items=items, values=dict(items))
+    return as_asked(answer, req.args.get("wrap", False), {"items.*": area, "values.*": area})
 
 
 def storage_set(req: Request) -> dict:
