@@ -14,11 +14,8 @@ import select
 import socket
 import time
 
-import requests
-
 from clawd import errors
 from clawd.sandbox import tokens as observe_tokens
-from clawd.sandbox.container import NOVNC_PORT
 
 log = logging.getLogger("clawd.sandbox")
 
@@ -191,7 +188,11 @@ class _Screencast:
 
 
 # -- noVNC through clawd ------------------------------------------------------------------------
-def _upstream(service, item) -> str:
+def _upstream(service, item) -> tuple[str, int]:
+    """The container's websockify, its live view started (container.py and what it loads come in
+    here, at the first live view, not at the service's start)."""
+    from clawd.sandbox.container import NOVNC_PORT
+
     runtime = service.runtime(item.profile)
     sandbox = runtime.sandbox
     if sandbox is None:
@@ -200,16 +201,19 @@ def _upstream(service, item) -> str:
     if not sandbox.address:
         raise errors.SandboxFailed(f"container {sandbox.name} has no network address")
     sandbox.start_live_view()
-    return sandbox.address
+    return sandbox.address, NOVNC_PORT
 
 
 def _novnc_file(handler, service, item, rest: str) -> int:
     if ".." in rest.split("/") or not rest or rest.startswith("/"):
         raise errors.NotFound("no such noVNC file")
-    address = _upstream(service, item)
-    url = f"http://{address}:{NOVNC_PORT}/{rest}"
+    import requests  # only a sandbox's live view needs it: not loaded at the service's start
+
+    address, port = _upstream(service, item)
+    url = f"http://{address}:{port}/{rest}"
     try:
-        reply = _until_listening(lambda: requests.get(url, timeout=10))
+        refused = (ConnectionRefusedError, requests.ConnectionError)
+        reply = _until_listening(lambda: requests.get(url, timeout=10), refused)
     except requests.RequestException as exc:
         raise errors.SandboxFailed(f"the container's noVNC does not answer: {exc}") from None
     if reply.status_code != 200:
@@ -226,14 +230,14 @@ def _websocket(handler, service, item) -> int:
     """Splice the viewer's websocket to the container's websockify, bytes both ways."""
     if (handler.headers.get("Upgrade") or "").lower() != "websocket":
         raise errors.InvalidRequest("expected a websocket upgrade")
-    address = _upstream(service, item)
+    address, port = _upstream(service, item)
     try:
-        upstream = _until_listening(lambda: socket.create_connection((address, NOVNC_PORT), 10))
+        upstream = _until_listening(lambda: socket.create_connection((address, port), 10))
     except OSError as exc:
         raise errors.SandboxFailed(f"the container's websockify does not answer: {exc}") from None
     lines = [
         "GET /websockify HTTP/1.1",
-        f"Host: {address}:{NOVNC_PORT}",
+        f"Host: {address}:{port}",
         "Upgrade: websocket",
         "Connection: Upgrade",
     ]
@@ -248,13 +252,13 @@ def _websocket(handler, service, item) -> int:
     return 101
 
 
-def _until_listening(connect):
+def _until_listening(connect, refused: tuple = (ConnectionRefusedError,)):
     """connect(), again while the container's websockify refuses it, up to NOVNC_WAIT s."""
     deadline = time.monotonic() + NOVNC_WAIT
     while True:
         try:
             return connect()
-        except (ConnectionRefusedError, requests.ConnectionError):
+        except refused:
             if time.monotonic() >= deadline:
                 raise
             time.sleep(0.2)
