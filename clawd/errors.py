@@ -295,6 +295,12 @@ class RefStale(Conflict):
     code = "REF_STALE"
 
 
+class SnapshotStale(Conflict):
+    """A snapshot cursor whose snapshot is no longer the tab's latest, or whose document changed."""
+
+    code = "SNAPSHOT_STALE"
+
+
 class ActElementCovered(Conflict):
     code = "ACT_ELEMENT_COVERED"
 

@@ -87,7 +87,7 @@ SNAPSHOT_QUERY = {
     "compact": opt(BOOL, "drop unnamed structure without refs"),
     "depth": opt(integer(0, 1000), "deepest level shown"),
     "maxChars": opt(integer(0), "cut the text at this many characters"),
-    "mode": opt(STR, "efficient: interactive elements only, compact, depth 6, 10000 chars"),
+    "mode": opt(STR, "efficient: interactive elements and live regions, compact, 10000 chars"),
     "selector": opt(STR, "CSS selector of the subtree to read"),
     "frame": opt(STR, "ref of an iframe whose document to read"),
     "limit": opt(integer(1, 2000), "most refs to keep"),
@@ -101,6 +101,13 @@ SNAPSHOT_QUERY = {
     **WRAP,
     "timeoutMs": opt(integer(100, 120000), "how long to wait, in milliseconds"),
     "profile": opt(STR),
+}
+
+SNAPSHOT_CURSOR = {
+    "cursor": opt(
+        STR,
+        "the `next` of a truncated snapshot: its following lines, with the same refs",
+    ),
 }
 
 FETCH_BODY = {
@@ -203,7 +210,7 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
     ),
     ("POST", "/pdf"): RouteFields(body={**TARGET, "landscape": opt(BOOL, "landscape orientation")}),
     # snapshot
-    ("GET", "/snapshot"): RouteFields(query=SNAPSHOT_QUERY),
+    ("GET", "/snapshot"): RouteFields(query={**SNAPSHOT_QUERY, **SNAPSHOT_CURSOR}),
     ("GET", "/snapshot/find"): RouteFields(
         query={**SNAPSHOT_QUERY, "text": opt(STR, "text the element's name contains")}
     ),

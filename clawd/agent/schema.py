@@ -46,8 +46,8 @@ TOOL_FIELDS: dict[str, dict] = {
     "mode": {
         "type": "string",
         "enum": ["efficient", "full"],
-        "description": "snapshot: efficient = interactive elements only, compact, depth 6, 10000 "
-        "chars; full = the whole tree (default: the service's snapshotDefaults.mode).",
+        "description": "snapshot: efficient = interactive elements and live regions, compact, "
+        "10000 chars; full = the whole tree (default: the service's snapshotDefaults.mode).",
     },
 }
 EVERYWHERE = ("profile", "target", "node")  # fields every action takes

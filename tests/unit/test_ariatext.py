@@ -148,8 +148,9 @@ def test_find_ignores_url_props():
 
 
 def test_efficient_mode_fills_only_what_was_not_given():
+    # no depth: a depth cut would drop deep interactive lines (a cascading menu's third level)
     opts = Options(mode="efficient").resolved()
-    assert (opts.interactive, opts.compact, opts.depth, opts.max_chars) == (True, True, 6, 10000)
+    assert (opts.interactive, opts.compact, opts.depth, opts.max_chars) == (True, True, None, 10000)
     mine = Options(mode="efficient", interactive=False, depth=2, max_chars=0).resolved()
     assert (mine.interactive, mine.compact, mine.depth, mine.max_chars) == (False, True, 2, 0)
     plain = Options().resolved()
@@ -160,3 +161,35 @@ def test_efficient_mode_fills_only_what_was_not_given():
         DEFAULT_MAX_CHARS,
     )
     assert DEFAULT_MAX_CHARS == 80000
+
+
+def test_cursor_pages_are_the_whole_text_and_each_moves_on():
+    text = "- a\n- " + "b" * 300 + "\n- c\n- d"
+    pages, start = [], 0
+    while start is not None:
+        page, start = ariatext.page(text, start, 100)
+        pages.append(page.removesuffix(ariatext.TRUNCATION_MARKER))
+    assert "\n".join(pages) == text and len(pages) == 3  # the long line alone on its page
+    assert ariatext.kept_lines(ariatext.truncate(text, 40)[0]) == 1
+
+
+def test_an_unnamed_interactive_line_carries_its_childrens_text_and_live_regions_stay():
+    flat = render(
+        ariatext.interactive(
+            ariatext.parse(
+                "- list [ref=e1]:\n"
+                "  - listitem [ref=e2] [cursor=pointer]:\n"
+                "    - strong [ref=e3]: Egypt\n"
+                "    - text: Africa\n"
+                "    - button \"Remove\" [ref=e4]\n"
+                "  - status [ref=e5]:\n"
+                "    - paragraph [ref=e6]: 3 results found\n"
+                "  - status [ref=e7]"
+            )
+        )
+    )
+    assert flat == (
+        "- listitem [ref=e2] [cursor=pointer]: Egypt Africa\n"
+        '- button "Remove" [ref=e4]\n'
+        "- status [ref=e5]: 3 results found"
+    )

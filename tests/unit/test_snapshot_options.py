@@ -24,7 +24,7 @@ def test_snapshot_defaults_mode_applies_when_no_mode_is_given():
         "efficient",
         True,
         True,
-        6,
+        None,  # no depth: it would cut deep interactive lines (docs/snapshot.md)
         10000,
     )
 

@@ -198,7 +198,7 @@ def _snapshot(sub) -> None:
     p.add_argument(
         "--efficient",
         action="store_true",
-        help="interactive + compact + depth 6 + max-chars 10000 where not given",
+        help="interactive elements and live regions, compact, max-chars 10000 where not given",
     )
     p.add_argument(
         "--selector", metavar="CSS", help="only the subtree of the first element matching CSS"

@@ -33,6 +33,9 @@ INTERACTIVE_ROLES = frozenset(
         "iframe",
     }
 )
+# live regions: short feedback an agent acts on ("3 results found"), kept in the interactive list
+LIVE_ROLES = frozenset({"status", "alert", "log"})
+SAID_MAX = 100  # the most characters of an unnamed line's text carried onto its flat line
 _REF = ref_syntax.IN_TEXT
 _ROLE = re.compile(r"^\s*- '?([a-z]+)")
 _NAME = re.compile(r'^\s*- \'?[a-z]+ ("(?:[^"\\]|\\.)*")')
@@ -104,9 +107,56 @@ def _fix_colons(lines: list[Line]) -> list[Line]:
     return out
 
 
-def interactive(lines: list[Line]) -> list[Line]:
-    """Ref'd interactive lines only, flat, without their children."""
-    return [Line(line.text.lstrip(" ").rstrip(":"), 0) for line in lines if line.interactive]
+def interactive(lines: list[Line], limit: int | None = None) -> list[Line]:
+    """Ref'd interactive lines and live regions with text, flat, no deeper than `limit`; one
+    with neither name nor text of its own carries its children's text (an unnamed clickable
+    suggestion "Egypt"), since its children are not shown."""
+    out = []
+    for index, line in enumerate(lines):
+        live = line.role in LIVE_ROLES
+        if not (line.interactive or live) or (limit is not None and line.level > limit):
+            continue
+        text = line.text.lstrip(" ").rstrip(":")
+        if not line.named and not line.inline_text:
+            said = _said_below(lines, index)
+            if not said and live:
+                continue  # an empty region says nothing yet
+            text = f"{text}: {said}" if said else text
+        out.append(Line(text, 0))
+    return out
+
+
+def cut_by_depth(lines: list[Line], limit: int) -> int:
+    """How many interactive lines are deeper than `limit`."""
+    return sum(1 for line in lines if line.interactive and line.level > limit)
+
+
+def _said_below(lines: list[Line], index: int) -> str:
+    """The text of a line's descendants (text, inline text, names), its interactive
+    descendants' aside (they have lines of their own); at most SAID_MAX characters."""
+    parts: list[str] = []
+    level, skip = lines[index].level, None
+    for line in lines[index + 1 :]:
+        if line.level <= level:
+            break
+        if skip is not None and line.level > skip:
+            continue
+        skip = line.level if line.interactive else None
+        if skip is None and not line.is_prop:
+            parts.append(_said(line))
+    said = " ".join(p for p in parts if p)
+    return said if len(said) <= SAID_MAX else said[: SAID_MAX - 1] + "…"
+
+
+def _said(line: Line) -> str:
+    text = line.text.strip()[2:]
+    if line.named:
+        return _unquote(_NAME.match(line.text).group(1))
+    if line.is_text:
+        return _unquote(text[len("text: ") :])
+    if line.inline_text:
+        return _unquote(text.split(": ", 1)[1])
+    return ""
 
 
 def depth(lines: list[Line], limit: int) -> list[Line]:
@@ -190,6 +240,27 @@ def truncate(text: str, max_chars: int) -> tuple[str, bool]:
     cut = text.rfind("\n", 0, budget + 1)
     kept = text[:cut] if cut > 0 else ""
     return kept + TRUNCATION_MARKER, True
+
+
+def kept_lines(cut: str) -> int:
+    """How many lines of the whole text a truncated text kept (where its next page starts)."""
+    kept = cut[: -len(TRUNCATION_MARKER)] if cut.endswith(TRUNCATION_MARKER) else cut
+    return kept.count("\n") + 1 if kept else 0
+
+
+def page(text: str, start: int, max_chars: int) -> tuple[str, int | None]:
+    """The lines of `text` from line `start` that fit in max_chars with the marker (at least one,
+    so that a walk always moves on), and the line the next page starts at (None: the last)."""
+    lines = text.split("\n")[start:]
+    rest = "\n".join(lines)
+    if not max_chars or len(rest) <= max_chars:
+        return rest, None
+    budget = max_chars - len(TRUNCATION_MARKER)
+    count, size = 1, len(lines[0])
+    while count < len(lines) and size + 1 + len(lines[count]) <= budget:
+        size += 1 + len(lines[count])
+        count += 1
+    return "\n".join(lines[:count]) + TRUNCATION_MARKER, start + count
 
 
 def refs_in(text: str) -> set[str]:

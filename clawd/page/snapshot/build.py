@@ -5,6 +5,9 @@ operations ariatext.py's, resolving a ref refs.py's."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
 import time
 from dataclasses import dataclass, replace
@@ -15,7 +18,8 @@ from clawd.page.snapshot import aria, ariatext, inject
 from clawd.page.snapshot import refs as refstore
 
 DEFAULT_MAX_CHARS = 80000
-EFFICIENT = {"interactive": True, "compact": True, "depth": 6, "max_chars": 10000}
+# no depth: the flat list loses no interactive line however deep (docs/snapshot.md)
+EFFICIENT = {"interactive": True, "compact": True, "max_chars": 10000}
 MAX_FRAMES = 50
 
 
@@ -61,8 +65,8 @@ class Target:
 
 
 def take(tab, options: Options) -> dict:
-    """A format=ai snapshot, `{format, url, snapshot, refs, stats, truncated?}`: within timeoutMs
-    or RequestTimeout (408), a page still loading its document TabLoading (409)."""
+    """A format=ai snapshot, `{format, url, snapshot, refs, stats, truncated?, next?}`: within
+    timeoutMs or RequestTimeout (408), a page still loading its document TabLoading (409)."""
     opts = options.resolved()
     deadline = time.monotonic() + opts.timeout_ms / 1000
     tab.check_usable()
@@ -101,17 +105,93 @@ def _take(tab, opts: Options, deadline: float) -> dict:
     text, refs, frames, counter, chrome, page = _walk_tree(tab, root, opts, mode, store, deadline)
     if root.prefix == "" and page:
         tab.url, tab.title = page[0], page[1]
-    text = _shape(text, opts, page[3] if page else tab.url)
-    text, truncated = ariatext.truncate(text, opts.max_chars)
-    shown = ariatext.refs_in(text)
-    refs = {ref: info for ref, info in refs.items() if ref in shown}
+    whole = _shape(text, opts, page[3] if page else tab.url)
+    text, truncated = ariatext.truncate(whole, opts.max_chars)
+    held = None
+    if truncated and opts.refs:  # the next pages' refs are this snapshot's: kept with it
+        held = refstore.Held(whole, _loader_id(tab, deadline), opts.max_chars, chrome)
+    kept = ariatext.refs_in(whole if held else text)
+    refs = {ref: info for ref, info in refs.items() if ref in kept}
+    serial = 0
     if opts.refs:
         if root.prefix in frames:  # the scope a role ref's nth was counted in
             frames[root.prefix] = replace(frames[root.prefix], selector=opts.selector)
-        store.replace(refs, frames, counter, mode=opts.ref_mode)
+        serial = store.replace(refs, frames, counter, mode=opts.ref_mode, held=held)
     for session in {frame.session for frame in frames.values()}:
         inject.preload(session)  # the tab's later documents get the walker as they start
-    return _response(tab, opts, text, refs, truncated, chrome)
+    shown = ariatext.refs_in(text) if held else kept
+    body = _response(
+        tab, opts, text, {r: i for r, i in refs.items() if r in shown}, truncated, chrome
+    )
+    if held:
+        body["next"] = _cursor(store.key, serial, ariatext.kept_lines(text))
+    return body
+
+
+# -- cursors: the pages after a truncated snapshot -------------------------------------------------
+def more(tab, cursor: str, max_chars: int | None = None, timeout_ms: int = 20000) -> dict:
+    """The page of the tab's latest snapshot a cursor names, with its refs and the next cursor;
+    SnapshotStale (409) once another snapshot was taken or the tab's document changed."""
+    key, serial, offset = _read_cursor(cursor)
+    tab.check_usable()
+    store = refstore.store(tab)
+    with store.lock:
+        held, latest, refs = store.held, store.serial, store.refs
+    if key != store.key or serial > latest:
+        raise errors.InvalidRequest(f"cursor={cursor!r} is not one of this tab's snapshots")
+    if serial < latest or held is None:
+        raise errors.SnapshotStale(
+            "a newer snapshot of this tab replaced the one this cursor pages; take a new snapshot"
+        )
+    if offset > held.text.count("\n"):
+        raise errors.InvalidRequest(f"cursor={cursor!r} points past its snapshot's end")
+    try:
+        loader_id = _loader_id(tab, time.monotonic() + timeout_ms / 1000)
+    except errors.CdpTimeout:
+        raise errors.RequestTimeout(
+            f"the tab did not answer within timeoutMs={timeout_ms} (it may be busy running script)"
+        ) from None
+    if loader_id != held.loader_id:
+        raise errors.SnapshotStale(
+            "the tab's document changed since the snapshot this cursor pages; take a new snapshot"
+        )
+    limit = held.max_chars if max_chars is None else max_chars
+    text, after = ariatext.page(held.text, offset, limit)
+    shown = ariatext.refs_in(text)
+    page_refs = {ref: info for ref, info in refs.items() if ref in shown}
+    body = _response(tab, None, text, page_refs, after is not None, held.chrome)
+    if after is not None:
+        body["next"] = _cursor(key, serial, after)
+    return body
+
+
+def _cursor(key: str, serial: int, offset: int) -> str:
+    """Opaque to the agent: which tab's snapshot, and the line its next page starts at."""
+    raw = json.dumps([key, serial, offset], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _read_cursor(cursor: str) -> tuple[str, int, int]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        key, serial, offset = json.loads(raw)
+    except (binascii.Error, ValueError, TypeError):
+        raise errors.InvalidRequest(
+            f"cursor={cursor!r} is not a snapshot cursor (use the `next` of a truncated snapshot)"
+        ) from None
+    if not (isinstance(key, str) and _natural(serial) and _natural(offset)):
+        raise errors.InvalidRequest(f"cursor={cursor!r} is not a snapshot cursor")
+    return key, serial, offset
+
+
+def _natural(value) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _loader_id(tab, deadline: float) -> str:
+    """The tab's current document: its main frame's loader changes with every navigation."""
+    tree = tab.session.call("Page.getFrameTree", timeout=_left(deadline))
+    return tree["frameTree"]["frame"].get("loaderId", "")
 
 
 def _shape(text: str, opts: Options, base_url: str) -> str:
@@ -122,19 +202,29 @@ def _shape(text: str, opts: Options, base_url: str) -> str:
     lines = ariatext.parse(text)
     if opts.urls:
         lines = ariatext.absolute_urls(lines, base_url)
-    if opts.depth is not None:
+    if opts.depth is not None and not opts.interactive:
         lines = ariatext.depth(lines, opts.depth)
     if opts.compact:
         lines = ariatext.compact(lines)
-    if opts.interactive:
-        lines = ariatext.interactive(lines)
+    cut = 0
+    if opts.interactive:  # depth applies to the lines' levels before they are made flat
+        if opts.depth is not None:
+            cut = ariatext.cut_by_depth(lines, opts.depth)
+        lines = ariatext.interactive(lines, opts.depth)
     text = ariatext.render(lines)
     if opts.interactive and not text:
         text = "(no interactive elements)"
+    if cut:  # said on the page, where an agent reads
+        text += (
+            f"\n- text: ({cut} interactive elements deeper than depth={opts.depth} "
+            "not shown; ask without depth to see them)"
+        )
     return text
 
 
-def _response(tab, opts: Options, text: str, refs: dict, truncated: bool, chrome: int) -> dict:
+def _response(
+    tab, opts: Options | None, text: str, refs: dict, truncated: bool, chrome: int
+) -> dict:
     # each ref is on one line: the interactive lines are counted from the refs, not by parsing
     interactive = sum(
         1 for info in refs.values() if info["role"] in ariatext.INTERACTIVE_ROLES or info["cursor"]

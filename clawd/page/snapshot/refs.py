@@ -14,6 +14,7 @@ would.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -47,6 +48,16 @@ class FrameRefs:
     selector: str | None = None  # the snapshot's selector= (the scope a role ref's nth counts in)
 
 
+@dataclass(frozen=True)
+class Held:
+    """The whole text of a truncated snapshot, for its cursor's next pages (docs/snapshot.md)."""
+
+    text: str
+    loader_id: str  # the tab's document it was taken of
+    max_chars: int
+    chrome: int
+
+
 @dataclass
 class RefStore:
     """One tab's refs: those of its latest snapshot only (every frame), plus the counters."""
@@ -58,6 +69,9 @@ class RefStore:
     ax_counter: int = 0
     ax: dict[str, dict] = field(default_factory=dict)  # "ax3" -> {session, backend, role, name}
     mode: str = "aria"  # how the latest snapshot's refs resolve
+    serial: int = 0  # snapshots taken in this tab: a cursor names the one it pages
+    key: str = field(default_factory=lambda: secrets.token_hex(3))  # a cursor of this tab's
+    held: Held | None = None  # the latest snapshot's whole text, when it was truncated
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def prefix_for(self, frame_id: str) -> str:
@@ -73,12 +87,17 @@ class RefStore:
         counter: int,
         *,
         mode: str = "aria",
-    ) -> None:
+        held: Held | None = None,
+    ) -> int:
+        """Make these the tab's refs; the new snapshot's serial."""
         with self.lock:
             self.refs = refs
             self.frames = frames
             self.counter = max(self.counter, counter)
             self.mode = mode
+            self.serial += 1
+            self.held = held
+            return self.serial
 
     def replace_ax(self, nodes: dict[str, dict], counter: int) -> None:
         with self.lock:

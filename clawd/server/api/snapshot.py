@@ -6,7 +6,7 @@ from clawd import errors
 from clawd.fields import read_fields
 from clawd.page.snapshot import axtree
 from clawd.page.snapshot import build as snapshot
-from clawd.route_fields import SNAPSHOT_QUERY
+from clawd.route_fields import SNAPSHOT_CURSOR, SNAPSHOT_QUERY
 from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
 from clawd.untrusted_fields import as_asked
@@ -47,12 +47,19 @@ def options_from(req: Request) -> snapshot.Options:
 
 
 def _read(query: dict) -> dict:
-    return read_fields(query, SNAPSHOT_QUERY, "query")
+    return read_fields(query, {**SNAPSHOT_QUERY, **SNAPSHOT_CURSOR}, "query")
 
 
 def get_snapshot(req: Request) -> dict:
     options = options_from(req)
     tab = req.tab()
+    asked = req.args or _read(req.query)
+    cursor = asked.get("cursor")
+    if cursor is not None:  # the next page of a truncated snapshot: taken already
+        if options.format != "ai" or options.labels:
+            raise errors.InvalidRequest("cursor= pages a format=ai snapshot, without labels")
+        body = snapshot.more(tab, cursor, asked.get("maxChars"), options.timeout_ms)
+        return as_asked(tab_answer(tab, **body), options.wrap, WRAPPED["ai"])
     if options.format == "aria":
         body, shape = axtree.take(tab, options), "aria"
     else:
