@@ -4,6 +4,7 @@ route's endpoint gets the connection instead (a stream, a websocket) and answers
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import urllib.parse
 from collections.abc import Callable, Mapping
@@ -109,6 +110,15 @@ class Request:
     def config(self):
         return self.service.config
 
+    def reached_at(self) -> str:
+        """host:port of the socket the caller reached us on (the configured address when not
+        over a socket); never the Host header, which the caller writes."""
+        if self.local_address is None:
+            server = self.config.server
+            return _authority(server.host, server.port)
+        host, port = self.local_address[:2]
+        return _authority(host, port)
+
     @property
     def profile_name(self) -> str:
         """?profile= wins over the body's profile; else the default profile."""
@@ -149,3 +159,13 @@ class Request:
     def read(self, spec: dict[str, Field] | None, data: dict, where: str) -> None:
         if spec is not None:
             self.args.update(read_fields(data, spec, where))
+
+
+def _authority(host: str, port: int) -> str:
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return f"{host}:{port}"  # a configured name
+    if address.version == 6 and address.ipv4_mapped is not None:  # a dual-stack socket's IPv4
+        address = address.ipv4_mapped
+    return f"[{address}]:{port}" if address.version == 6 else f"{address}:{port}"

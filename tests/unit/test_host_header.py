@@ -10,7 +10,7 @@ import pytest
 
 from clawd import errors
 from clawd.security.csrf import RequestGuard, parse_host
-from clawd.server.api import sandbox
+from clawd.server.routing import Request
 
 SMUGGLED = [
     "evil.example?.localhost",
@@ -92,4 +92,4 @@ def test_a_configured_ipv6_host_matches_any_spelling_of_it():
 )
 def test_the_observe_link_is_made_of_the_sockets_own_address(address, authority):
     request = SimpleNamespace(local_address=address, headers={"Host": "evil.example"})
-    assert sandbox._host(request) == authority
+    assert Request.reached_at(request) == authority  # the observe link's and GET /'s controlUrl

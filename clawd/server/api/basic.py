@@ -30,7 +30,7 @@ def _openclaw_status(req: Request, runtime) -> dict:
     managed = runtime.managed
     chosen = runtime.driver.executable if managed else None  # set once it launched
     return {
-        "controlUrl": _control_url(req),
+        "controlUrl": f"http://{req.reached_at()}",  # never the Host header
         "attachOnly": not managed,
         "cdpReady": runtime.running(),
         "detectedBrowser": _detected_browser(runtime.config) if managed else None,
@@ -44,15 +44,6 @@ def _detected_browser(config) -> str | None:
         return os.path.basename(find_executable(config.executable_path))
     except errors.BrowserLaunchFailed:
         return None
-
-
-def _control_url(req: Request) -> str:
-    """The URL the caller reached us on: the socket's own address, never the Host header."""
-    if req.local_address is None:  # not over a socket: the configured address
-        host, port = req.config.server.host, req.config.server.port
-    else:
-        host, port = req.local_address[:2]
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def _extra_status(req: Request, runtime) -> dict:

@@ -5,7 +5,6 @@ shows the container's screen; mode=screencast (every profile) the active tab."""
 from __future__ import annotations
 
 import datetime
-import ipaddress
 
 from clawd import errors
 from clawd.server.routing import Request
@@ -36,26 +35,6 @@ def observe(req: Request) -> dict:
         "ok": True,
         "profile": runtime.profile.name,
         "mode": mode,
-        "url": f"http://{_host(req)}/observe/{item.token}/",
+        "url": f"http://{req.reached_at()}/observe/{item.token}/",
         "expiresAt": expires.isoformat(timespec="seconds").replace("+00:00", "Z"),
     }
-
-
-def _host(req: Request) -> str:
-    """host:port of the socket the caller reached us on; never the Host header, which the caller
-    writes (`127.0.0.1:28791@evil.example` would send the viewer elsewhere)."""
-    if req.local_address is None:  # not over a socket: the configured address
-        server = req.service.config.server
-        return _authority(server.host, server.port)
-    host, port = req.local_address[:2]
-    return _authority(host, port)
-
-
-def _authority(host: str, port: int) -> str:
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return f"{host}:{port}"  # a configured name
-    if address.version == 6 and address.ipv4_mapped is not None:  # a dual-stack socket's IPv4
-        address = address.ipv4_mapped
-    return f"[{address}]:{port}" if address.version == 6 else f"{address}:{port}"
