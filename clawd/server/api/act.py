@@ -55,12 +55,7 @@ def act(req: Request) -> dict:
         )
     check_targets(action, tab)
     answer = act_answer(tab, action, actions.run(_context(req, tab), action))
-    wanted = (
-        read_fields({"wrap": req.query["wrap"]}, WRAP_STRINGS, "query")
-        if "wrap" in req.query
-        else {}
-    )
-    return as_asked(answer, wanted.get("wrap", False))  # title, dialogs, results: the page's
+    return as_asked(answer, _wrapped(req))  # title, dialogs, results: the page's words
 
 
 def _wrapped(req: Request) -> bool:
