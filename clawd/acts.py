@@ -12,6 +12,22 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from clawd import fields, keys
+from clawd.fields import (
+    BOOL,
+    KEY,
+    STR,
+    STRINGS,
+    TEXT,
+    Reader,
+    as_int,
+    as_list,
+    as_object,
+    choice,
+    integer,
+    number,
+)
+
 MIN_TIMEOUT_MS, MAX_TIMEOUT_MS = 500, 60000
 MAX_BATCH, MAX_DEPTH = 100, 5
 BUTTONS = ("left", "right", "middle")
@@ -45,21 +61,60 @@ FILL_TYPES = (
     "week",
 )
 
-# The value types a field may have, as JSON Schema. The server has a reader for each
-# (clawd/server/act_request.py) and the CLI a way to write each (clawd/cli/parser.py).
+
+# -- the readers of the act table's own value types (clawd/fields.py has the common ones) --------
+def _read_modifiers(value: Any, name: str, error: type) -> list:
+    names = (
+        [part.strip() for part in value.split("+") if part.strip()]
+        if isinstance(value, str)
+        else as_list(value, name, error=error)
+    )
+    for modifier in names:
+        if not isinstance(modifier, str) or keys.modifier_name(modifier) is None:
+            raise error(
+                f"{name}: unknown modifier {modifier!r}; use {', '.join(MODIFIERS[:-1])} or "
+                f"{MODIFIERS[-1]}"
+            )
+    return names
+
+
+def _read_fill_fields(value: Any, name: str, error: type) -> list[dict]:
+    items = as_list(value, name, error=error)
+    if not items:
+        raise error(f"{name} must list at least one {{ref, value}}")
+    return [_read_fill_field(item, f"{name}[{i}]", error) for i, item in enumerate(items)]
+
+
+def _read_fill_field(item: Any, name: str, error: type) -> dict:
+    item = as_object(item, name, error=error)
+    unknown = sorted(set(item) - {"ref", "type", "value"})
+    if unknown:
+        raise error(f"{name}: unknown field {unknown[0]!r}; allowed: ref, type, value")
+    if "ref" not in item or "value" not in item:
+        raise error(f"{name}.{'ref' if 'ref' not in item else 'value'} is required")
+    kind = item.get("type")
+    if kind is not None and kind not in FILL_TYPES:
+        raise error(f"{name}.type {kind!r} is not one of {', '.join(FILL_TYPES)}")
+    value = item["value"]
+    if not isinstance(value, (str, bool, int, float, list)):
+        raise error(f"{name}.value must be a string, a boolean or a list of strings")
+    return {"ref": fields.REF(item["ref"], f"{name}.ref", error), "type": kind, "value": value}
+
+
+def _read_timeout(value: Any, name: str, error: type) -> int:
+    ms = as_int(value, name, minimum=0, error=error)
+    return min(MAX_TIMEOUT_MS, max(MIN_TIMEOUT_MS, ms))
+
+
 _STRING = {"type": "string"}
-TYPES: dict[str, dict] = {
-    "ref": _STRING,  # an element ref (e12); a CSS selector is refused
-    "string": _STRING,  # a non-empty string
-    "text": _STRING,  # any string, empty included
-    "key": _STRING,  # a key or chord: Enter, Control+A
-    "boolean": {"type": "boolean"},
-    "integer": {"type": "integer"},
-    "number": {"type": "number"},
-    "choice": _STRING,  # one of the field's choices
-    "modifiers": {"type": "array", "items": {"type": "string", "enum": list(MODIFIERS)}},
-    "strings": {"type": "array", "items": _STRING},
-    "fields": {
+MODIFIER_LIST = Reader(
+    _read_modifiers,
+    {"type": "array", "items": {"type": "string", "enum": list(MODIFIERS)}},
+    f"list of {', '.join(MODIFIERS)}",
+)
+FILL_FIELDS = Reader(
+    _read_fill_fields,
+    {
         "type": "array",
         "items": {
             "type": "object",
@@ -71,9 +126,14 @@ TYPES: dict[str, dict] = {
             },
         },
     },
-    "actions": {"type": "array", "items": {"type": "object"}},
-    "timeout": {"type": "integer"},  # milliseconds, clamped to MIN..MAX_TIMEOUT_MS
-}
+    "list of {ref, type, value}",
+)
+ACTIONS = Reader(
+    lambda v, f, e: as_list(v, f, error=e),
+    {"type": "array", "items": {"type": "object"}},
+    "list of act requests",
+)
+TIMEOUT = Reader(_read_timeout, {"type": "integer"}, "milliseconds")  # clamped to MIN..MAX
 
 
 @dataclass(frozen=True)
@@ -88,27 +148,18 @@ class Cli:
 
 @dataclass(frozen=True)
 class Param:
-    """One field of an act request, as the API names it."""
+    """One field of an act request, as the API names it, read by its reader (clawd/fields.py)."""
 
     name: str
-    type: str
+    read: Reader
     help: str
     required: bool = False
-    minimum: float | None = None
-    maximum: float | None = None
-    choices: tuple[str, ...] = ()
     cli: Cli | None = None  # None: not on the command line
     script: bool = False  # runs page JavaScript: refused when evaluateEnabled is false
 
     def schema(self) -> dict:
         """This field's JSON Schema, without a description."""
-        out = dict(TYPES[self.type])
-        if self.choices:
-            out["enum"] = list(self.choices)
-        for key in ("minimum", "maximum"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        return out
+        return dict(self.read.schema)
 
 
 @dataclass(frozen=True)
@@ -166,76 +217,69 @@ def _ref(
     metavar: str = "REF",
     name: str = "ref",
 ) -> Param:
-    return Param(name, "ref", help, required=True, cli=Cli(metavar=metavar))
+    return Param(name, fields.REF, help, required=True, cli=Cli(metavar=metavar))
 
 
 def _size(name: str, metavar: str) -> Param:
     return Param(
         name,
-        "integer",
+        integer(1, 20000),
         f"viewport {name} in CSS pixels",
         required=True,
-        minimum=1,
-        maximum=20000,
         cli=Cli(metavar=metavar),
     )
 
 
 REF = _ref()
 COMMON = (
-    Param("kind", "string", "what to do"),
-    Param("targetId", "string", "the tab (default: the tab used last)"),
+    Param("kind", STR, "what to do"),
+    Param("targetId", STR, "the tab (default: the tab used last)"),
     Param(
         "timeoutMs",
-        "timeout",
+        TIMEOUT,
         "give up after this many milliseconds (default: browser.actionTimeoutMs)",
         cli=Cli("--timeout-ms", "MS"),
     ),
-    Param("profile", "string", "browser profile"),
+    Param("profile", STR, "browser profile"),
 )
 _CLICK = (
-    Param("button", "choice", "mouse button (default: left)", choices=BUTTONS, cli=Cli("--button")),
-    Param("modifiers", "modifiers", "keys held during the click", cli=Cli("--modifiers", "KEY")),
-    Param("doubleClick", "boolean", "double-click", cli=Cli("--double")),
+    Param("button", choice(*BUTTONS), "mouse button (default: left)", cli=Cli("--button")),
+    Param("modifiers", MODIFIER_LIST, "keys held during the click", cli=Cli("--modifiers", "KEY")),
+    Param("doubleClick", BOOL, "double-click", cli=Cli("--double")),
     Param(
         "delayMs",
-        "integer",
+        integer(0, 5000),
         "milliseconds between mouse down and up",
-        minimum=0,
-        maximum=5000,
         cli=Cli("--delay-ms", "MS"),
     ),
 )
 _WAIT = (  # in the order page/act/waits.py waits for them
     Param(
         "timeMs",
-        "integer",
+        integer(0, 30000),
         "wait this many milliseconds",
-        minimum=0,
-        maximum=30000,
         cli=Cli("--time-ms", "MS"),
     ),
-    Param("text", "text", "until this text appears on the page", cli=Cli("--text", "TEXT")),
+    Param("text", TEXT, "until this text appears on the page", cli=Cli("--text", "TEXT")),
     Param(
-        "textGone", "text", "until this text is gone from the page", cli=Cli("--text-gone", "TEXT")
+        "textGone", TEXT, "until this text is gone from the page", cli=Cli("--text-gone", "TEXT")
     ),
     Param(
         "selector",
-        "string",
+        STR,
         "until an element matches this CSS selector",
         cli=Cli("--selector", "CSS", word="CSS"),
     ),
-    Param("url", "string", "until the page URL matches this glob", cli=Cli("--url", "GLOB")),
+    Param("url", STR, "until the page URL matches this glob", cli=Cli("--url", "GLOB")),
     Param(
         "loadState",
-        "choice",
+        choice(*LOAD_STATES),
         "until the page reaches this load state",
-        choices=LOAD_STATES,
         cli=Cli("--load-state"),
     ),
     Param(
         "fn",
-        "string",
+        STR,
         "until this JavaScript function returns a truthy value",
         script=True,
         cli=Cli("--fn", "JS"),
@@ -252,18 +296,16 @@ KINDS: dict[str, Kind] = {
             (
                 Param(
                     "x",
-                    "number",
+                    number(0),
                     "CSS pixels from the viewport's left edge",
                     required=True,
-                    minimum=0,
                     cli=Cli(metavar="X"),
                 ),
                 Param(
                     "y",
-                    "number",
+                    number(0),
                     "CSS pixels from the viewport's top edge",
                     required=True,
-                    minimum=0,
                     cli=Cli(metavar="Y"),
                 ),
                 *_CLICK,
@@ -276,11 +318,11 @@ KINDS: dict[str, Kind] = {
             "type text into an element, replacing its text",
             (
                 REF,
-                Param("text", "text", "text to type", required=True, cli=Cli(metavar="TEXT")),
-                Param("submit", "boolean", "press Enter afterwards", cli=Cli("--submit")),
+                Param("text", TEXT, "text to type", required=True, cli=Cli(metavar="TEXT")),
+                Param("submit", BOOL, "press Enter afterwards", cli=Cli("--submit")),
                 Param(
                     "slowly",
-                    "boolean",
+                    BOOL,
                     "one key at a time, for pages that listen to keys",
                     cli=Cli("--slowly"),
                 ),
@@ -294,18 +336,16 @@ KINDS: dict[str, Kind] = {
             (
                 Param(
                     "key",
-                    "key",
+                    KEY,
                     "key or chord such as Enter, Tab, ArrowDown, Control+A",
                     required=True,
                     cli=Cli(metavar="KEY"),
                 ),
-                Param("ref", "ref", "focus this element first", cli=Cli("--ref", "REF")),
+                Param("ref", fields.REF, "focus this element first", cli=Cli("--ref", "REF")),
                 Param(
                     "delayMs",
-                    "integer",
+                    integer(0, 5000),
                     "milliseconds between keydown and keyup",
-                    minimum=0,
-                    maximum=5000,
                     cli=Cli("--delay-ms", "MS"),
                 ),
             ),
@@ -339,7 +379,7 @@ KINDS: dict[str, Kind] = {
                 REF,
                 Param(
                     "values",
-                    "strings",
+                    STRINGS,
                     "option values or labels to choose",
                     required=True,
                     cli=Cli(metavar="VALUE"),
@@ -371,7 +411,7 @@ KINDS: dict[str, Kind] = {
             (
                 Param(
                     "fields",
-                    "fields",
+                    FILL_FIELDS,
                     "the fields, [{ref, type?, value}]: checkboxes and radios take true or false",
                     required=True,
                     cli=Cli("--fields-json", "JSON", word="REF=VALUE"),
@@ -404,13 +444,15 @@ KINDS: dict[str, Kind] = {
             (
                 Param(
                     "fn",
-                    "string",
+                    STR,
                     "the function to run, such as '() => document.title'",
                     required=True,
                     script=True,
                     cli=Cli("--fn", "FN", word="FN"),
                 ),
-                Param("ref", "ref", "pass this element to the function", cli=Cli("--ref", "REF")),
+                Param(
+                    "ref", fields.REF, "pass this element to the function", cli=Cli("--ref", "REF")
+                ),
             ),
             runs="actions.evaluate",
             command="evaluate",
@@ -423,12 +465,12 @@ KINDS: dict[str, Kind] = {
             (
                 Param(
                     "actions",
-                    "actions",
+                    ACTIONS,
                     f"act requests ({{kind, ...}}), at most {MAX_BATCH}, nested "
                     f"at most {MAX_DEPTH} deep",
                     required=True,
                 ),
-                Param("stopOnError", "boolean", "stop at the first failure (default true)"),
+                Param("stopOnError", BOOL, "stop at the first failure (default true)"),
             ),
             runs=None,
         ),

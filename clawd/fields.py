@@ -1,61 +1,108 @@
-"""How a route's request fields are declared and read: a `Field` (`req`, `opt`, `alias`) holds a
-`Reader` (a coercer from clawd/coerce.py with the JSON Schema of what it takes) and its help text;
-`read_fields` checks a body or query string against a route's fields. A leaf module: the server
-reads requests with it and the agent tool and MCP server make their JSON Schemas from the same
-declarations (clawd/route_fields.py)."""
+"""The API's one field vocabulary. A `Reader` reads (and coerces) one value and knows the JSON
+Schema of what it takes and how to say it in words; a route's fields (`Field`: `req`, `opt`,
+`alias`, declared in clawd/route_fields.py) and POST /act's fields (`Param`, clawd/acts.py) hold
+the same readers, so a new value type is one reader here. `read_fields` checks a body or query
+string against a route's fields. A leaf module: the server reads requests with it, the CLI, the
+client, the agent tool, MCP and the docs make their shapes from the same declarations."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from clawd import errors
+from clawd import errors, keys, ref_syntax
 from clawd.coerce import FALSE, TRUE, as_bool, as_int, as_list, as_number, as_object, as_str  # noqa: F401
+
+# (value, field name as the request spelt it, error class to raise) -> the value as read
+ReadFn = Callable[[Any, str, type], Any]
 
 
 @dataclass(frozen=True)
 class Reader:
-    """A field's value read (and coerced) by `read(value, name)`, which raises a 400 naming the
-    field; `schema` is the JSON Schema of the values it takes."""
+    """A field's value read (and coerced) by `read(value, name, error)`, which raises `error`
+    (a 400) naming the field; `schema` is the JSON Schema of the values it takes; `word` says
+    what it takes where the schema's type says too little ("key or chord")."""
 
-    read: Callable[[Any, str], Any]
+    read: ReadFn
     schema: Mapping[str, Any] = field(default_factory=dict)
+    word: str = ""
 
-    def __call__(self, value: Any, name: str) -> Any:
-        return self.read(value, name)
+    def __call__(self, value: Any, name: str, error: type = errors.InvalidRequest) -> Any:
+        return self.read(value, name, error)
+
+    def words(self) -> str:
+        """What it takes, in words, with its choices and bounds (docs/api.md, the man page)."""
+        schema = self.schema
+        if "enum" in schema:
+            head = f"{self.word or 'one of'} {', '.join(str(v) for v in schema['enum'])}"
+        else:
+            kind = schema.get("type", "")
+            head = self.word or (" or ".join(kind) if isinstance(kind, list) else kind)
+        bounds = [f"{k} {schema[k]:g}" for k in ("minimum", "maximum") if k in schema]
+        return ", ".join(w for w in (head, *bounds) if w)
 
 
-STR = Reader(as_str, {"type": "string"})  # a non-empty string
-TEXT = Reader(lambda v, f: as_str(v, f, allow_empty=True), {"type": "string"})  # empty too
-BOOL = Reader(as_bool, {"type": "boolean"})
-LIST = Reader(as_list, {"type": "array"})
-ANY = Reader(lambda v, f: v, {})  # judged by the endpoint (a cookie, a header map)
+_STRING = {"type": "string"}
+STR = Reader(lambda v, f, e: as_str(v, f, error=e), _STRING)  # a non-empty string
+TEXT = Reader(lambda v, f, e: as_str(v, f, allow_empty=True, error=e), _STRING)  # empty too
+BOOL = Reader(lambda v, f, e: as_bool(v, f, error=e), {"type": "boolean"})
+LIST = Reader(lambda v, f, e: as_list(v, f, error=e), {"type": "array"})
+ANY = Reader(lambda v, f, e: v, {})  # judged by the endpoint (a cookie, a header map)
 
 
 def integer(minimum: int | None = None, maximum: int | None = None) -> Reader:
     return Reader(
-        lambda v, f: as_int(v, f, minimum=minimum, maximum=maximum),
+        lambda v, f, e: as_int(v, f, minimum=minimum, maximum=maximum, error=e),
         _bounds({"type": "integer"}, minimum, maximum),
     )
 
 
 def number(minimum: float | None = None, maximum: float | None = None) -> Reader:
     return Reader(
-        lambda v, f: as_number(v, f, minimum=minimum, maximum=maximum),
+        lambda v, f, e: as_number(v, f, minimum=minimum, maximum=maximum, error=e),
         _bounds({"type": "number"}, minimum, maximum),
     )
 
 
 def choice(*choices: str) -> Reader:
-    def read(value: Any, name: str) -> str:
-        if value not in choices:
-            raise errors.InvalidRequest(
-                f"{name} must be one of {', '.join(choices)}; not {value!r}"
-            )
+    def read(value: Any, name: str, error: type) -> str:
+        if not isinstance(value, str) or value not in choices:
+            raise error(f"{name} must be one of {', '.join(choices)}; not {value!r}")
         return value
 
     return Reader(read, {"type": "string", "enum": list(choices)})
+
+
+# What a CSS selector has and a ref never does (a ref is e12, f1e3, ax4, 12, @e12, ref=e12).
+_CSS_HINT = re.compile(r"[#.\[\]:>~+*()=\"' ]|^[a-zA-Z]+$")
+
+
+def _read_ref(value: Any, name: str, error: type) -> str:
+    ref = as_str(value, name, error=error).strip()
+    if not ref_syntax.is_ref(ref) and _CSS_HINT.search(ref):
+        raise errors.ActSelectorUnsupported(
+            f"{name}: {ref!r} looks like a CSS selector; actions take refs (e12) from GET /snapshot"
+        )
+    return ref
+
+
+def _read_key(value: Any, name: str, error: type) -> str:
+    keys.parse_chord(as_str(value, name, error=error))
+    return value
+
+
+def _read_strings(value: Any, name: str, error: type) -> list[str]:
+    values = [value] if isinstance(value, str) else as_list(value, name, error=error)
+    if not values or not all(isinstance(v, str) for v in values):
+        raise error(f"{name} must be a non-empty list of strings (option values or labels)")
+    return values
+
+
+REF = Reader(_read_ref, _STRING, "element ref")  # a CSS selector is refused
+KEY = Reader(_read_key, _STRING, "key or chord")  # Enter, Control+A
+STRINGS = Reader(_read_strings, {"type": "array", "items": _STRING}, "list of strings")
 
 
 def _bounds(schema: dict, minimum, maximum) -> dict:

@@ -2,8 +2,9 @@
 bounds and help, keyed by (method, path pattern). The one request schema of each route: the server
 reads requests with it (server/routes.py looks a route's fields up here), the agent tool and the
 MCP server make their JSON Schemas from it (agent/schema.py, agent/web_tools.py). POST /act's
-fields are the act table's (clawd/acts.py). It imports declarations only (the act
-table's neighbours: the ref grammar, the web tier's modes and providers), never a page or a socket.
+fields are the act table's (clawd/acts.py), read by the same readers (clawd/fields.py). It imports
+declarations only (the field vocabulary, the ref grammar, the closed word lists of
+clawd/words.py), never a tier, a page or a socket.
 
 A route that is not in FIELDS reads no declared fields (its endpoint reads its body itself, or
 it has none); `body={}` means "no body fields": any field sent is a 400."""
@@ -30,9 +31,7 @@ from clawd.fields import (
     req,
 )
 from clawd.ref_syntax import REF_MODES
-from clawd.web.extract import MODES as EXTRACT_MODES
-from clawd.web.render import RENDER_MODES
-from clawd.web.search import PROVIDERS
+from clawd.words import EXTRACT_MODES, RENDER_MODES, SEARCH_PROVIDERS
 
 
 @dataclass(frozen=True)
@@ -44,20 +43,20 @@ class RouteFields:
         return {**(self.query or {}), **(self.body or {})}
 
 
-def as_refs(value, name: str):
+def as_refs(value, name: str, error: type = errors.InvalidRequest):
     """refs=true|false (refs on or off), or how refs resolve: aria (bound to the element, the
     default) or role (OpenClaw's role refs: re-found by role + name + nth after a re-render)."""
     if isinstance(value, str) and value.strip().lower() in REF_MODES:
         return value.strip().lower()
     try:
-        return as_bool(value, name)
+        return as_bool(value, name, error=error)
     except errors.InvalidRequest:
-        raise errors.InvalidRequest(
+        raise error(
             f"{name} must be role, aria, true or false; not {value!r}"
         ) from None
 
 
-def _url(value, name: str) -> str:
+def _url(value, name: str, error: type) -> str:
     if not isinstance(value, str) or not value.strip():
         raise errors.WebInvalidUrl(f"{name} must be a non-empty http: or https: URL")
     return value
@@ -133,7 +132,7 @@ SEARCH_BODY = {  # what a provider cannot judge as a 400, web/search judges with
     "provider": opt(
         STR,
         "Search provider (default: the service's configured one)",
-        enum=list(PROVIDERS),
+        enum=list(SEARCH_PROVIDERS),
     ),
     "country": opt(STR, "Two-letter country code of the results, e.g. DE"),
     "search_lang": opt(STR, "Language of the results, e.g. en"),
@@ -198,7 +197,7 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
             "labels": opt(BOOL, "draw the refs of a fresh snapshot on the image"),
             "describe": opt(
                 Reader(
-                    lambda v, f: v if v == "auto" else as_bool(v, f),
+                    lambda v, f, e: v if v == "auto" else as_bool(v, f, error=e),
                     {"enum": [True, False, "auto"]},
                 ),
                 "true answers a description of the image in words (the service's vision "

@@ -10,7 +10,6 @@ from typing import Any
 
 from clawd import acts
 
-_LISTS = {"strings", "fields", "actions", "modifiers"}  # field types sent as JSON lists
 _EVERY_KIND = ("target_id", "timeout_ms", "profile")
 
 
@@ -50,7 +49,7 @@ def _doc(kind: acts.Kind) -> str:
 def _sent(kind: acts.Kind, name: str, value: Any) -> Any:
     """A list field given as any iterable (a tuple, a generator) goes out as a list."""
     param = kind.param(acts.camel(name)) if name not in _EVERY_KIND else None
-    listed = param is not None and param.type in _LISTS
+    listed = param is not None and param.schema().get("type") == "array"
     return list(value) if listed and value is not None and not isinstance(value, str) else value
 
 

@@ -79,28 +79,9 @@ def _act_kinds_section() -> list[str]:
     return lines
 
 
-_ACT_TYPE_WORDS = {
-    "choice": "one of",
-    "modifiers": "list of Alt, Control, ControlOrMeta, Meta, Shift",
-    "strings": "list of strings",
-    "fields": "list of {ref, type, value}",
-    "actions": "list of act requests",
-    "timeout": "milliseconds",
-    "text": "string",
-    "key": "key or chord",
-}
-
-
 def act_field_facts(param) -> list[str]:
     """An act field's type in words, whether it is required, its bounds (also docs/api.md's)."""
-    word = _ACT_TYPE_WORDS.get(param.type, param.type)
-    facts = [f"{word} {', '.join(param.choices)}" if param.choices else word]
-    facts += ["required"] if param.required else []
-    return facts + [
-        f"{k} {getattr(param, k):g}"
-        for k in ("minimum", "maximum")
-        if getattr(param, k) is not None
-    ]
+    return [param.read.words(), *(["required"] if param.required else [])]
 
 
 def _act_field(param) -> str:

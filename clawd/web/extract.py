@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 from clawd import errors
 
-MODES = ("markdown", "text")
-
 # Every pattern here meets a page's bytes, and is searched once whatever the page holds: the
 # title is found by its first opening tag (_title_text), og:title tag by tag (_og_title), so
 # neither is tried again from each of 16,000 `<title>`s (a lazy `(.*?)</title>` from every one

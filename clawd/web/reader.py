@@ -16,7 +16,8 @@ from clawd.web import extract
 from clawd.web.cache import TtlCache
 from clawd.web.fetch import Fetched, PageFetcher
 from clawd.web.firecrawl import Firecrawl, is_bot_wall
-from clawd.web.render import RENDER_MODES, BrowserReader
+from clawd.web.render import BrowserReader
+from clawd.words import EXTRACT_MODES, RENDER_MODES
 
 log = logging.getLogger("clawd.web")
 
@@ -68,7 +69,7 @@ class WebReader:
         started = self._clock()
         if not self.config.enabled:
             raise errors.WebFetchDisabled("web_fetch is disabled (web.fetch.enabled: false)")
-        _check_choice("extractMode", mode, extract.MODES)
+        _check_choice("extractMode", mode, EXTRACT_MODES)
         _check_choice("render", render, RENDER_MODES)
         url = self.fetcher.check_url(url)
         limit = max_chars or self.config.max_chars

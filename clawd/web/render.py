@@ -23,7 +23,6 @@ from clawd.security.proxy import PinningProxy
 
 log = logging.getLogger("clawd.web")
 
-RENDER_MODES = ("auto", "never", "always")  # web_fetch's render: when a page is rendered
 LATE = "the page did not finish rendering within web.fetch.timeoutSeconds"
 CLOSE_TIMEOUT = 5.0  # disposing of the context and its tab
 SETTLE_MAX_S = 3.0  # how long a page may keep building itself after its load event

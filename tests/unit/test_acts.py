@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import jsonschema
 import pytest
 
-from clawd import acts, errors
+from clawd import acts, errors, fields
 from clawd.agent import render
 from clawd.agent.tool import ACT_REQUIRED, BrowserTool, parameters_schema
 from clawd.cli import output
@@ -61,9 +61,8 @@ def test_every_kind_and_field_is_described_and_typed(kind):
     names = [p.name for p in kind.params]
     assert len(names) == len(set(names)) and not set(names) & {p.name for p in acts.COMMON}
     for param in kind.params:
-        assert param.type in acts.TYPES and param.type in act_request.READERS, param
+        assert isinstance(param.read, fields.Reader) and param.read.words(), param
         assert param.help and not param.help.endswith("."), param
-        assert bool(param.choices) == (param.type == "choice"), param
     assert set(kind.needs_one_of) <= set(names)
 
 
@@ -78,10 +77,13 @@ def test_every_kind_renders_a_valid_json_schema(kind):
     jsonschema.Draft202012Validator.check_schema(schema)
 
 
-def test_every_type_has_a_json_schema_and_a_reader():
-    assert set(acts.TYPES) == set(act_request.READERS)
-    for fragment in acts.TYPES.values():
-        jsonschema.Draft202012Validator.check_schema(fragment)
+def test_every_field_reads_the_sample_its_own_schema_accepts():
+    """A reader and its schema agree: a value the schema accepts, the reader reads."""
+    for kind in KINDS:
+        for param in (*acts.COMMON, *kind.params):
+            jsonschema.Draft202012Validator.check_schema(param.schema())
+            jsonschema.validate(_sample(param), param.schema())
+            assert param.read(_sample(param), param.name, errors.ActInvalidRequest) is not None
 
 
 def test_snake_and_camel_are_each_others_inverse():
@@ -106,24 +108,25 @@ def test_every_kind_names_a_page_function_that_exists(kind):
 
 # -- the server: reading act bodies ---------------------------------------------------------------
 def _sample(param: acts.Param):
-    """A value of the field's type that its reader accepts."""
-    samples = {
-        "ref": "e1",
-        "string": "x",
-        "text": "hello",
-        "key": "Enter",
-        "boolean": True,
-        "modifiers": ["Shift"],
-        "strings": ["a"],
-        "fields": [{"ref": "e1", "value": "v"}],
-        "actions": [{"kind": "wait", "timeMs": 0}],
-        "timeout": 1000,
-    }
-    if param.type == "choice":
-        return param.choices[0]
-    if param.type in ("integer", "number"):
-        return param.minimum if param.minimum is not None else 1
-    return samples[param.type]
+    """A value that the field's reader accepts."""
+    samples = [
+        (fields.REF, "e1"),
+        (fields.STR, "x"),
+        (fields.TEXT, "hello"),
+        (fields.KEY, "Enter"),
+        (fields.BOOL, True),
+        (acts.MODIFIER_LIST, ["Shift"]),
+        (fields.STRINGS, ["a"]),
+        (acts.FILL_FIELDS, [{"ref": "e1", "value": "v"}]),
+        (acts.ACTIONS, [{"kind": "wait", "timeMs": 0}]),
+        (acts.TIMEOUT, 1000),
+    ]
+    schema = param.schema()
+    if "enum" in schema:
+        return schema["enum"][0]
+    if schema.get("type") in ("integer", "number"):
+        return schema.get("minimum", 1)
+    return next(value for reader, value in samples if reader is param.read)
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=ids(KINDS))
@@ -330,9 +333,9 @@ def _argv(kind: acts.Kind, *, full: bool) -> list[str]:
             continue
         value = _sample(param)
         words = value if isinstance(value, list) else [value]
-        if param.type == "fields":
+        if param.read is acts.FILL_FIELDS:
             words = [json.dumps(value)]
-        words = [] if param.type == "boolean" else [str(w) for w in words]
+        words = [] if param.read is fields.BOOL else [str(w) for w in words]
         argv += ([cli.flag] if cli.flag else []) + words
     return argv
 

@@ -11,6 +11,7 @@ import pytest
 from clawd import errors
 from clawd.web import decode, extract
 from clawd.web.cache import TtlCache
+from clawd.words import EXTRACT_MODES
 from tests.support.site import SITE_ROOT, answer
 from tests.support.webtier import tier
 
@@ -211,7 +212,7 @@ def test_the_cache_hands_out_copies():
 
 
 def test_extract_options_never_take_the_fast_path():
-    for mode in extract.MODES:
+    for mode in EXTRACT_MODES:
         assert "fast" not in extract.options(mode) and "no_fallback" not in extract.options(mode)
 
 

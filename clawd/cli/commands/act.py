@@ -44,7 +44,7 @@ def _field_value(param: acts.Param, args):
     if param.cli.word is None:
         return value
     word = getattr(args, f"{param.name}_word", None)
-    if param.type == "fields":
+    if _is_json(param):
         word, value = [_pair(p) for p in word or ()] or None, _json_list(value) if value else None
     return either(word, value, param.cli.word, param.cli.flag)
 
@@ -103,7 +103,7 @@ def wait_for_download(inv: Invocation) -> None:
     output.emit(inv, result, output.render_media)
 
 
-WORD_HELP = {"fields": "a field ref and its text value"}  # fill's REF=VALUE pairs
+WORD_HELP = {"fields": "a field ref and its text value"}  # fill's REF=VALUE pairs, by field name
 
 
 def add_parsers(sub) -> None:
@@ -137,29 +137,36 @@ def _act_field(p: argparse.ArgumentParser, param: acts.Param) -> None:
     if cli.flag is None:
         p.add_argument(param.name, metavar=cli.metavar, help=param.help, **how)
         return
-    if param.type == "boolean":
+    if param.schema().get("type") == "boolean":
         how = {"action": "store_true", "default": None}
     else:
         how["metavar"] = cli.metavar
-    as_json = ", as JSON" if param.type == "fields" else ""
+    as_json = ", as JSON" if _is_json(param) else ""
     p.add_argument(cli.flag, dest=param.name, help=param.help + as_json, **how)
     if cli.word:
         p.add_argument(
             f"{param.name}_word",
             metavar=cli.word,
             nargs="*" if as_json else "?",
-            help=WORD_HELP.get(param.type, f"{param.help} (as {cli.flag})"),
+            help=WORD_HELP.get(param.name, f"{param.help} (as {cli.flag})"),
         )
 
 
 def _value_spec(param: acts.Param) -> dict:
-    """How argparse reads the field's value(s)."""
-    if param.type == "modifiers":
-        return {"nargs": "+", "choices": acts.MODIFIERS}
-    if param.choices:
-        return {"choices": param.choices}
-    nargs = {"nargs": "+"} if param.type == "strings" else {}
-    return {"type": {"integer": int, "number": float, "timeout": int}.get(param.type, str), **nargs}
+    """How argparse reads the field's value(s), from the JSON Schema of what its reader takes:
+    a list is several words (each one of the items' choices, if they have some)."""
+    schema = param.schema()
+    if schema.get("type") == "array" and not _is_json(param):
+        choices = schema.get("items", {}).get("enum")
+        return {"nargs": "+", **({"choices": choices} if choices else {})}
+    if "enum" in schema:
+        return {"choices": schema["enum"]}
+    return {"type": {"integer": int, "number": float}.get(schema.get("type"), str)}
+
+
+def _is_json(param: acts.Param) -> bool:
+    """A list of objects (fill's fields): written as JSON on the command line."""
+    return param.schema().get("items", {}).get("type") == "object"
 
 
 def _hooks(sub) -> None:

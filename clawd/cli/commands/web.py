@@ -10,9 +10,8 @@ from clawd.cli import output
 from clawd.cli.commands import Invocation, command, route_help
 from clawd.client.web_methods import web_fetch, web_search
 from clawd.security.content import sanitize_markers
-from clawd.web.render import RENDER_MODES
-from clawd.web.search import PROVIDERS
 from clawd.web.untrusted import search_text, wrap_fetch, wrap_search
+from clawd.words import RENDER_MODES, SEARCH_PROVIDERS
 
 
 def fetch(inv: Invocation) -> None:
@@ -85,7 +84,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--count", type=int, metavar="N", help="how many results (1..10; default 5)")
     p.add_argument(
         "--provider",
-        choices=tuple(PROVIDERS),
+        choices=SEARCH_PROVIDERS,
         help="which provider (default: web.search.provider, else the first with a key)",
     )
     p.add_argument(

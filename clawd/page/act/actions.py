@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from clawd import acts, errors
+from clawd import acts, errors, keys
 from clawd.acts import Action
 from clawd.browser.tab import Tab
-from clawd.page.act import dialogs, downloads, forms, keys, settle, waits
+from clawd.page.act import dialogs, downloads, forms, settle, waits
 from clawd.page.act import input as pinput
 from clawd.page.act.dialogs import DialogOpened
 from clawd.page.act.guard import Guarded

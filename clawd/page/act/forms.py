@@ -7,10 +7,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from clawd import errors
+from clawd import errors, keys
 from clawd.coerce import as_bool
 from clawd.page.act import input as pinput
-from clawd.page.act import keys
 from clawd.page.act.guard import Guarded
 
 E = errors.ActInvalidRequest

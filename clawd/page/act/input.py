@@ -9,10 +9,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from clawd import errors
+from clawd import errors, keys
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
-from clawd.page.act import actionability, keys
+from clawd.page.act import actionability
 from clawd.page.act.guard import Guarded
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4}
