@@ -106,7 +106,8 @@ def snapshot(result: dict, cap: int) -> str:
     stats = result.get("stats") or {}
     if stats.get("refs") is not None:
         head += f" ({stats['refs']} refs)"
-    return f"{head}\n{text}"
+    more = f"\n[more lines: snapshot with cursor={result['next']}]" if result.get("next") else ""
+    return f"{head}\n{text}{more}"
 
 
 def cut(text: str, cap: int) -> str:

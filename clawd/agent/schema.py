@@ -109,6 +109,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "frame",
             "urls",
             "refs",
+            "cursor",
         ),
         narrow={
             "maxChars": {"type": "integer", "minimum": 1, "maximum": MAX_SNAPSHOT_CHARS},

@@ -341,6 +341,7 @@ def snapshot_query(a: dict) -> dict:
         "depth": a.get("depth"),
         "max_chars": a.get("maxChars"),
         "refs": a.get("refs"),
+        "cursor": a.get("cursor"),
     }
     if a.get("mode") == "efficient":
         query["mode"] = "efficient"

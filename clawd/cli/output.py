@@ -115,6 +115,8 @@ def render_snapshot(result: dict) -> str:
         )
     if result.get("imagePath"):
         text += f"\n\nlabels: {result['imagePath']} ({result.get('labelsCount', 0)} labelled)"
+    if result.get("next"):
+        text += f"\n\nmore lines: clawd-browser snapshot --cursor {result['next']}"
     return text
 
 

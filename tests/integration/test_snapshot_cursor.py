@@ -4,10 +4,14 @@ SNAPSHOT_STALE, a malformed or foreign one 400 (docs/snapshot.md, "Pages of a lo
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from clawd import errors
+from clawd.agent.tool import BrowserTool
 from clawd.page.snapshot import ariatext
+from tests.support.cli import cli_of
 
 MAX = 2000
 
@@ -101,3 +105,30 @@ def test_a_cursor_of_another_tab_is_400(client, site, tab):
         snap(client, other, maxChars=MAX)
         error = refused(client, other, cursor=first["next"])
     assert error.code == "INVALID_REQUEST" and "not one of this tab's" in error.message, error
+
+
+def test_the_cli_prints_the_command_for_the_next_page_and_that_command_reads_it(
+    service, client, site, tab
+):
+    client.navigate(site.url("/snapshot/long.html"), target_id=tab["tabId"])
+    first = cli_of(service, "snapshot", "--target", tab["tabId"], "--max-chars", str(MAX))
+    assert first.status == 0, first.err
+    command = re.search(r"more lines: clawd-browser (snapshot --cursor \S+)$", first.out)
+    assert command, first.out[-300:]
+    second = cli_of(service, *command[1].split(), "--target", tab["tabId"])
+    assert second.status == 0, second.err
+    assert unref(second.out.split("\n", 1)[0]) not in unref(first.out)  # it moved on
+    assert "Cancel 1" in first.out and "Cancel 1\"" not in second.out
+
+
+def test_the_agent_tool_says_how_to_read_on_and_reads_on_with_the_cursor(service, site, tab):
+    tool = BrowserTool(service.client())
+    url = site.url("/snapshot/long.html")
+    assert not tool.run({"action": "navigate", "url": url, "targetId": tab["tabId"]}).is_error
+    first = tool.run({"action": "snapshot", "targetId": tab["tabId"], "maxChars": MAX})
+    cursor = re.search(r"\[more lines: snapshot with cursor=(\S+)\]", first.text)
+    assert cursor, first.text[-300:]
+    second = tool.run({"action": "snapshot", "targetId": tab["tabId"], "cursor": cursor[1]})
+    assert not second.is_error, second.text
+    assert "Cancel 240" not in first.text and "[ref=" in second.text
+    assert unref(second.text.split("\n")[1]) not in unref(first.text)

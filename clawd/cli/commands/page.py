@@ -40,6 +40,7 @@ def snapshot(inv: Invocation) -> None:
         urls=a.urls or None,
         refs=False if a.no_refs else a.refs,
         wrap=a.wrap or None,
+        cursor=a.cursor,
     )
     if a.out:
         _write_snapshot(inv, result, pathlib.Path(a.out))
@@ -204,6 +205,7 @@ def _snapshot(sub) -> None:
         "--selector", metavar="CSS", help="only the subtree of the first element matching CSS"
     )
     p.add_argument("--frame", metavar="REF", help=route_help("GET", "/snapshot", "frame"))
+    p.add_argument("--cursor", metavar="NEXT", help=route_help("GET", "/snapshot", "cursor"))
     p.add_argument(
         "--limit", type=int, metavar="N", help="aria format: at most N nodes (default 500)"
     )
