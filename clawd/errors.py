@@ -197,6 +197,12 @@ class RouteNotFound(NotFound):
     code = "ROUTE_NOT_FOUND"
 
 
+class NetworkRouteNotFound(NotFound):
+    """No network route (POST /route) with that id."""
+
+    code = "NETWORK_ROUTE_NOT_FOUND"
+
+
 class ProfileNotFound(NotFound):
     code = "PROFILE_NOT_FOUND"
 
@@ -327,6 +333,14 @@ class TraceRunning(Conflict):
 
 class TraceNotRunning(Conflict):
     code = "TRACE_NOT_RUNNING"
+
+
+class HarRunning(Conflict):
+    code = "HAR_RUNNING"
+
+
+class HarNotRunning(Conflict):
+    code = "HAR_NOT_RUNNING"
 
 
 class ResponseBodyUnavailable(Conflict):

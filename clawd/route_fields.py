@@ -143,6 +143,41 @@ SEARCH_BODY = {  # what a provider cannot judge as a 400, web/search judges with
     **WRAP,
 }
 
+ROUTE_BODY = {
+    "url": req(
+        STR,
+        "glob of the request URLs: * within a path segment, ** across; without a star, a part "
+        "of the URL",
+    ),
+    "action": req(
+        choice("fulfill", "abort", "continue"),
+        "fulfill: answer with status, headers, body; abort: fail the request; continue: send it "
+        "on (with headers set, to rewriteUrl)",
+    ),
+    "resourceType": opt(STR, "only requests of this type: Document, Script, XHR, Fetch, ..."),
+    "method": opt(STR, "only requests with this HTTP method"),
+    "status": opt(integer(100, 599), "fulfill: the answer's status (default 200)"),
+    "headers": opt(
+        # judged by page/observe/routes.py, which names the header at fault
+        Reader(ANY.read, {"type": "object", "additionalProperties": {"type": "string"}}),
+        "fulfill: the answer's headers; continue: headers set on the request",
+    ),
+    "body": opt(TEXT, "fulfill: the answer's body"),
+    "bodyPath": opt(STR, "fulfill: a file under $CLAWD_HOME/uploads whose bytes are the body"),
+    "rewriteUrl": opt(
+        STR, "continue: send the request to this URL instead (judged by the navigation policy)"
+    ),
+    "times": opt(integer(1), "remove the route once it answered this many requests"),
+}
+HAR_START = {
+    **TARGET,
+    "content": opt(
+        choice("omit", "embed", "attach"),
+        "response bodies: omit (default), embed in the HAR, or attach as files beside it",
+    ),
+    "urlFilter": opt(STR, "record only requests whose URL matches this glob or part"),
+}
+
 FIELDS: dict[tuple[str, str], RouteFields] = {
     # basic
     ("POST", "/start"): RouteFields(
@@ -278,6 +313,14 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
         }
     ),
     ("POST", "/trace/stop"): RouteFields(body={**TARGET, "path": opt(STR)}),
+    ("POST", "/har/start"): RouteFields(body=HAR_START),
+    ("POST", "/har/stop"): RouteFields(
+        body={**TARGET, "path": opt(STR, "file under $CLAWD_HOME/har (default: har-<time>.har)")}
+    ),
+    # network routes: the profile's (page/observe/routes.py)
+    ("POST", "/route"): RouteFields(body=ROUTE_BODY),
+    ("GET", "/routes"): RouteFields(query={}),
+    ("DELETE", "/route/{id}"): RouteFields(query={}),
     # state
     ("GET", "/cookies"): RouteFields(query={**TARGET, "all": opt(BOOL), **WRAP}),
     ("POST", "/cookies/set"): RouteFields(body={**TARGET, "cookie": req(ANY)}),

@@ -366,6 +366,64 @@ class Client(Transport, ActMethods, WebMethods):
     ) -> dict:
         return self._post("/trace/stop", profile, path=path, target_id=target_id)
 
+    def har_start(
+        self,
+        content: str | None = None,
+        url_filter: str | None = None,
+        target_id: str | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        """Record the tab's requests; content: omit (default), embed or attach the bodies."""
+        return self._post(
+            "/har/start", profile, content=content, url_filter=url_filter, target_id=target_id
+        )
+
+    def har_stop(
+        self, path: str | None = None, target_id: str | None = None, *, profile: str | None = None
+    ) -> dict:
+        """Write the HAR under $CLAWD_HOME/har; answers its path."""
+        return self._post("/har/stop", profile, path=path, target_id=target_id)
+
+    # -- network routes (the profile's) ---------------------------------------------------------
+    def add_route(
+        self,
+        url: str,
+        action: str,
+        *,
+        resource_type: str | None = None,
+        method: str | None = None,
+        status: int | None = None,
+        headers: dict | None = None,
+        body: str | None = None,
+        body_path: str | None = None,
+        rewrite_url: str | None = None,
+        times: int | None = None,
+        profile: str | None = None,
+    ) -> dict:
+        """Answer (fulfill), fail (abort) or send on (continue) the requests matching the glob
+        `url` in every tab of the profile; answers the route with its routeId."""
+        return self._post(
+            "/route",
+            profile,
+            url=url,
+            action=action,
+            resource_type=resource_type,
+            method=method,
+            status=status,
+            headers=headers,
+            body=body,
+            body_path=body_path,
+            rewrite_url=rewrite_url,
+            times=times,
+        )
+
+    def routes(self, *, profile: str | None = None) -> dict:
+        return self._get("/routes", profile)
+
+    def remove_route(self, route_id: str, *, profile: str | None = None) -> dict:
+        return self.request("DELETE", "/route/" + segment(route_id), profile=profile)
+
     # -- state ----------------------------------------------------------------------------------
     def cookies(
         self, all: bool = False, target_id: str | None = None, *, profile: str | None = None

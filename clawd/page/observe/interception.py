@@ -1,6 +1,8 @@
 """The Fetch domain on every tab and iframe session: each document request (main frame,
 sub-frames, every redirect hop) is paused and judged by the navigation policy before it leaves;
-with `strict` every request is. HTTP auth challenges are answered from the tab's credentials."""
+with `strict` every request is. Then the profile's network routes (routes.py) may answer it: the
+policy is judged first, so no route lets a blocked request through, and a route's rewritten URL is
+judged too. HTTP auth challenges are answered from the tab's credentials."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from clawd import errors
 from clawd.browser.tab import StateKey, Tab
 from clawd.cdp.session import Session
+from clawd.page.observe import routes as network_routes
 
 log = logging.getLogger("clawd.security")
 
@@ -24,6 +27,7 @@ class NavigationGuard:
     def __init__(self, policy, *, strict: bool = False, workers: int = 8):
         self.policy = policy
         self.strict = strict
+        self.routes = network_routes.RouteBook()
         # a verdict can wait on DNS: never on the event thread, where it would hold up every
         # other event (and with them every other paused request) behind one slow lookup
         self._judges = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fetch-judge")
@@ -49,6 +53,12 @@ class NavigationGuard:
             if not tab.closed.is_set():
                 session.try_call("Fetch.enable", self._params(tab))
 
+    def routes_changed(self, browser) -> None:
+        """Make every tab of `browser` pause what its routes now match (and no more), before
+        the caller answers: a route is in force once POST /route returns."""
+        for tab in browser.tabs():
+            self.refresh(tab)
+
     def _enable(self, tab: Tab, session: Session) -> None:
         session.call("Fetch.enable", self._params(tab))
 
@@ -56,36 +66,78 @@ class NavigationGuard:
         pattern = {"urlPattern": "*", "requestStage": "Request"}
         if not self.strict:
             pattern["resourceType"] = "Document"
-        return {"patterns": [pattern], "handleAuthRequests": bool(state(tab).credentials())}
+        patterns = [pattern]
+        table = self.routes.peek(tab.owner)
+        if table is not None and not self.strict:  # strict pauses every request already
+            patterns += table.fetch_patterns()
+        return {"patterns": patterns, "handleAuthRequests": bool(state(tab).credentials())}
 
     def _on_paused(self, tab: Tab, session: Session, params: dict) -> None:
         url = params["request"]["url"]
-        request_id = params["requestId"]
+        # every paused request is judged, those paused only for a route too: no route answers
+        # or sends on a request the policy refuses
+        refusal = self._refusal(url)
+        if refusal is not None:
+            self._refuse(tab, session, params, url, refusal)
+            return
+        _judged(tab, params)
+        table = self.routes.peek(tab.owner)
+        route, used_up = (None, False) if table is None else self._take(table, params)
+        if route is None:
+            session.try_call("Fetch.continueRequest", {"requestId": params["requestId"]})
+            return
+        self._answer(tab, session, params, route)
+        if used_up:
+            self.routes_changed(tab.owner)
+
+    def _refusal(self, url: str) -> errors.ClawdError | None:
         try:
             if _policed(url):
                 self.policy.check(_as_http(url))
         except POLICY_ERRORS as exc:
-            state(tab).block(
-                {
-                    "url": url,
-                    "reason": exc.message,
-                    "code": exc.code,
-                    "frameId": params.get("frameId"),
-                    "at": time.monotonic(),
-                }
-            )
-            _judged(tab, params)
-            # routine on real pages (ads, trackers in iframes): the refusal a caller must see
-            # is in the act answer or the navigation's error, so the log keeps it at debug
-            log.debug(
-                "blocked %s request of %s: %s", params.get("resourceType"), tab.tab_id, exc.message
-            )
-            session.try_call(
-                "Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"}
-            )
-            return
+            return exc
+        return None
+
+    def _refuse(self, tab: Tab, session: Session, params: dict, url: str, exc) -> None:
+        state(tab).block(
+            {
+                "url": url,
+                "reason": exc.message,
+                "code": exc.code,
+                "frameId": params.get("frameId"),
+                "at": time.monotonic(),
+            }
+        )
         _judged(tab, params)
-        session.try_call("Fetch.continueRequest", {"requestId": request_id})
+        # routine on real pages (ads, trackers in iframes): the refusal a caller must see
+        # is in the act answer or the navigation's error, so the log keeps it at debug
+        log.debug(
+            "blocked %s request of %s: %s", params.get("resourceType"), tab.tab_id, exc.message
+        )
+        session.try_call(
+            "Fetch.failRequest",
+            {"requestId": params["requestId"], "errorReason": "BlockedByClient"},
+        )
+
+    @staticmethod
+    def _take(table, params: dict):
+        request = params["request"]
+        return table.take(
+            request["url"], request.get("method", "GET"), params.get("resourceType", "Other")
+        )
+
+    def _answer(self, tab: Tab, session: Session, params: dict, route) -> None:
+        """Do what the route says; a rewritten URL is judged like a request of its own (always:
+        a route must not reach what the page itself could not be sent to)."""
+        request_id = params["requestId"]
+        if route.action == "fulfill":
+            network_routes.fulfill(session, request_id, route)
+        elif route.action == "abort":
+            network_routes.abort(session, request_id)
+        elif route.rewrite_url and (refusal := self._refusal(route.rewrite_url)) is not None:
+            self._refuse(tab, session, params, route.rewrite_url, refusal)
+        else:
+            network_routes.send_on(session, request_id, route, params["request"])
 
     def _on_navigated(self, tab: Tab, params: dict) -> None:
         """The last line: a main frame that ended on a URL the policy refuses (a load that made

@@ -1,6 +1,7 @@
 """The Network domain on every tab and iframe: per tab the newest 500 requests with their outcome,
 and waiting for the next response whose URL matches (exact, substring or glob) to read its body.
-Request interception (the navigation policy, HTTP auth) is interception.py's."""
+The same events feed the tab's HAR recording when one runs (har.py). Request interception (the
+navigation policy, routes, HTTP auth) is interception.py's."""
 
 from __future__ import annotations
 
@@ -32,10 +33,13 @@ class NetworkWatch:
 
     def attach(self, tab: Tab, session: Session, *, child: bool) -> None:
         log = tab.state[NETWORK]
-        session.on("Network.requestWillBeSent", log.on_request)
+        session.on("Network.requestWillBeSent", lambda p: log.on_request(p, session))
         session.on("Network.responseReceived", lambda p: log.on_response(session, p))
-        session.on("Network.loadingFinished", log.on_finished)
-        session.on("Network.loadingFailed", log.on_failed)
+        session.on("Network.loadingFinished", lambda p: log.on_finished(p, session))
+        session.on("Network.loadingFailed", lambda p: log.on_failed(p, session))
+        if not child:  # a HAR's pageTimings: the main frame's
+            session.on("Page.domContentEventFired", lambda p: log.on_page("onContentLoad", p))
+            session.on("Page.loadEventFired", lambda p: log.on_page("onLoad", p))
         session.call("Network.enable")
 
     def detach(self, tab: Tab) -> None:
@@ -61,10 +65,26 @@ class NetworkLog:
         self.entries = RingBuffer(capacity)
         self._by_id: dict[str, dict] = {}
         self._waiters: list[ResponseWaiter] = []
+        self.har = None  # the tab's HAR recorder (har.py) while one records
         self._lock = threading.Lock()
 
+    def begin_har(self, recorder) -> bool:
+        """Let `recorder` see the events from now on; False when another one does."""
+        with self._lock:
+            if self.har is not None:
+                return False
+            self.har = recorder
+            return True
+
+    def end_har(self):
+        with self._lock:
+            recorder, self.har = self.har, None
+            return recorder
+
     # -- events (dispatcher thread) -------------------------------------------------------------
-    def on_request(self, params: dict) -> None:
+    def on_request(self, params: dict, session: Session | None = None) -> None:
+        if (recorder := self.har) is not None:  # read once: a stop may clear it
+            recorder.on_request(session, params)
         request_id = params["requestId"]
         with self._lock:
             previous = self._by_id.get(request_id)
@@ -101,12 +121,18 @@ class NetworkLog:
             ]
             if waiters:
                 waiters[0].bind(session, params["requestId"], response)
+        if (recorder := self.har) is not None:
+            recorder.on_response(session, params)
 
-    def on_finished(self, params: dict) -> None:
+    def on_finished(self, params: dict, session: Session | None = None) -> None:
+        if (recorder := self.har) is not None:
+            recorder.on_finished(session, params)
         for waiter in self._waiters_of(params["requestId"]):
             waiter.finish(None)
 
-    def on_failed(self, params: dict) -> None:
+    def on_failed(self, params: dict, session: Session | None = None) -> None:
+        if (recorder := self.har) is not None:
+            recorder.on_failed(session, params)
         with self._lock:
             entry = self._by_id.get(params["requestId"])
             if entry is not None:
@@ -116,6 +142,10 @@ class NetworkLog:
                 )
         for waiter in self._waiters_of(params["requestId"]):
             waiter.finish(params.get("errorText") or "failed")
+
+    def on_page(self, name: str, params: dict) -> None:
+        if (recorder := self.har) is not None:
+            recorder.on_page_event(name, params)
 
     def _waiters_of(self, request_id: str) -> list[ResponseWaiter]:
         with self._lock:
@@ -151,6 +181,9 @@ class NetworkLog:
         with self._lock:
             waiters, self._waiters = self._waiters, []
             self._by_id.clear()
+            recorder, self.har = self.har, None
+        if recorder is not None:  # the tab closed while recording: nothing will write it
+            recorder.abandon()
         self.entries.clear()
         for waiter in waiters:
             waiter.finish("the tab was closed")
