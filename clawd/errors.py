@@ -343,6 +343,21 @@ class HarNotRunning(Conflict):
     code = "HAR_NOT_RUNNING"
 
 
+class RecordingRunning(Conflict):
+    code = "RECORDING_RUNNING"
+
+
+class RecordingNotRunning(Conflict):
+    code = "RECORDING_NOT_RUNNING"
+
+
+class RecordingFailed(ClawdError):
+    """The video encoder (imageio-ffmpeg's ffmpeg) is missing, would not start, or failed."""
+
+    code = "RECORDING_FAILED"
+    http_status = 500
+
+
 class ResponseBodyUnavailable(Conflict):
     code = "RESPONSE_BODY_UNAVAILABLE"
 

@@ -321,6 +321,22 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
     ("POST", "/route"): RouteFields(body=ROUTE_BODY),
     ("GET", "/routes"): RouteFields(query={}),
     ("DELETE", "/route/{id}"): RouteFields(query={}),
+    ("POST", "/record/start"): RouteFields(
+        body={
+            **TARGET,
+            "fps": opt(integer(1, 30), "frames per second (default browser.recording.fps)"),
+            "maxSeconds": opt(
+                number(0.1),
+                "stop by itself after this many seconds (default browser.recording."
+                "defaultSeconds, at most browser.recording.maxSeconds)",
+            ),
+            "maxBytes": opt(
+                integer(65536),
+                "stop when the video nears this many bytes (at most browser.recording.maxBytes)",
+            ),
+        }
+    ),
+    ("POST", "/record/stop"): RouteFields(body=TARGET),
     # state
     ("GET", "/cookies"): RouteFields(query={**TARGET, "all": opt(BOOL), **WRAP}),
     ("POST", "/cookies/set"): RouteFields(body={**TARGET, "cookie": req(ANY)}),

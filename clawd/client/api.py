@@ -424,6 +424,29 @@ class Client(Transport, ActMethods, WebMethods):
     def remove_route(self, route_id: str, *, profile: str | None = None) -> dict:
         return self.request("DELETE", "/route/" + segment(route_id), profile=profile)
 
+    def record_start(
+        self,
+        target_id: str | None = None,
+        *,
+        fps: int | None = None,
+        max_seconds: float | None = None,
+        max_bytes: int | None = None,
+        profile: str | None = None,
+    ) -> dict:
+        """Start a WebM recording of the tab; it stops by itself at maxSeconds or maxBytes."""
+        return self._post(
+            "/record/start",
+            profile,
+            fps=fps,
+            max_seconds=max_seconds,
+            max_bytes=max_bytes,
+            target_id=target_id,
+        )
+
+    def record_stop(self, target_id: str | None = None, *, profile: str | None = None) -> dict:
+        """Finish the tab's recording: the video's path, its frames and why it stopped."""
+        return self._post("/record/stop", profile, target_id=target_id)
+
     # -- state ----------------------------------------------------------------------------------
     def cookies(
         self, all: bool = False, target_id: str | None = None, *, profile: str | None = None

@@ -68,6 +68,14 @@ class TabCleanup:
 
 
 @dataclass(frozen=True)
+class RecordingConfig:
+    fps: int = 10
+    default_seconds: int = 60
+    max_seconds: int = 600
+    max_bytes: int = 268435456
+
+
+@dataclass(frozen=True)
 class VisionModel:
     """One describer of browser.vision.models: a provider entry (provider, model, ...) or a
     command entry (type cli, command, args)."""
@@ -180,6 +188,7 @@ class BrowserConfig:
         }
     )
     tab_cleanup: TabCleanup = field(default_factory=TabCleanup)
+    recording: RecordingConfig = field(default_factory=RecordingConfig)
     vision: VisionConfig = field(default_factory=VisionConfig)
 
 
@@ -346,6 +355,11 @@ class StateLayout:
     @property
     def traces(self) -> pathlib.Path:
         return self.home / "traces"
+
+    @property
+    def recordings(self) -> pathlib.Path:
+        """Videos of tabs and their sidecar JSON (page/observe/recording.py)."""
+        return self.home / "recordings"
 
     @property
     def workspaces(self) -> pathlib.Path:

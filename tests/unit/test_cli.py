@@ -532,6 +532,13 @@ REQUESTS = [
     (["trace", "start", "--screenshots"], "POST", "/trace/start", {"screenshots": True}),
     (["trace", "stop", "--path", "t.zip"], "POST", "/trace/stop", {"path": "t.zip"}),
     (
+        ["record", "start", "--fps", "5", "--max-seconds", "2.5", "--max-bytes", "100000"],
+        "POST",
+        "/record/start",
+        {"fps": 5, "maxSeconds": 2.5, "maxBytes": 100000},
+    ),
+    (["record", "stop"], "POST", "/record/stop", {}),
+    (
         ["cookies", "set", "--name", "a", "--value", "b", "--url", "https://x.test", "--http-only"],
         "POST",
         "/cookies/set",

@@ -237,6 +237,12 @@ POST_SHAPES = [
     (lambda c: c.trace_start(screenshots=True), "/trace/start", {"screenshots": True}),
     (lambda c: c.trace_stop(path="t.zip"), "/trace/stop", {"path": "t.zip"}),
     (
+        lambda c: c.record_start(fps=5, max_seconds=2.5, max_bytes=100000),
+        "/record/start",
+        {"fps": 5, "maxSeconds": 2.5, "maxBytes": 100000},
+    ),
+    (lambda c: c.record_stop(), "/record/stop", {}),
+    (
         lambda c: c.set_cookie({"name": "a", "value": "b", "url": "https://x.test"}),
         "/cookies/set",
         {"cookie": {"name": "a", "value": "b", "url": "https://x.test"}},
