@@ -575,6 +575,70 @@ class ObserveForbidden(Forbidden):
     code = "OBSERVE_FORBIDDEN"
 
 
+# -- WebMCP: the tools a page offers -------------------------------------------------
+class WebmcpUnavailable(ClawdError):
+    """The browser offers no WebMCP tools (Chromium needs --enable-features=WebMCP)."""
+
+    code = "WEBMCP_UNAVAILABLE"
+    http_status = 501
+
+
+class WebmcpToolNotFound(NotFound):
+    """The page offers no WebMCP tool of that name."""
+
+    code = "WEBMCP_TOOL_NOT_FOUND"
+
+
+class WebmcpInputInvalid(InvalidRequest):
+    """The input does not match the tool's inputSchema (details: path)."""
+
+    code = "WEBMCP_INPUT_INVALID"
+
+
+class WebmcpToolAmbiguous(Conflict):
+    """Several frames offer a tool of that name: say which with frame."""
+
+    code = "WEBMCP_TOOL_AMBIGUOUS"
+
+
+class WebmcpToolRemoved(Conflict):
+    """The page removed the tool while it ran."""
+
+    code = "WEBMCP_TOOL_REMOVED"
+
+
+class WebmcpNavigatedAway(Conflict):
+    """The tool's document went away before the tool answered."""
+
+    code = "WEBMCP_NAVIGATED_AWAY"
+
+
+class WebmcpToolFailed(ClawdError):
+    """The page's tool answered with an error."""
+
+    code = "WEBMCP_TOOL_FAILED"
+    http_status = 502
+
+
+class WebmcpSchemaInvalid(WebmcpToolFailed):
+    """The tool's own inputSchema is not a valid JSON Schema."""
+
+    code = "WEBMCP_SCHEMA_INVALID"
+
+
+class WebmcpOutputTooLarge(WebmcpToolFailed):
+    """The tool's output is larger than an answer carries."""
+
+    code = "WEBMCP_OUTPUT_TOO_LARGE"
+
+
+class WebmcpTimeout(ClawdError, TimeoutError):
+    """The tool did not answer in time; its invocation was cancelled."""
+
+    code = "WEBMCP_TIMEOUT"
+    http_status = 504
+
+
 def error_class_for_code(code: str) -> type[ClawdError]:
     """The most specific class whose `code` is `code` (clients map answers back to classes)."""
     return _BY_CODE.get(code, ClawdError)

@@ -379,6 +379,28 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
             "mobile": opt(BOOL),
         }
     ),
+    # WebMCP: the tools a page offers
+    ("GET", "/webmcp/tools"): RouteFields(
+        query={
+            **TARGET,
+            "since": opt(integer(0), "a version an earlier answer gave: wait for a change"),
+            "waitMs": opt(integer(0, 30000), "with since: how long to wait for a change"),
+            **WRAP,
+        }
+    ),
+    ("POST", "/webmcp/call"): RouteFields(
+        body={
+            "name": req(STR, "the page tool to call (GET /webmcp/tools lists them)"),
+            "input": opt(
+                Reader(lambda v, f, e: v, {"type": "object"}),
+                "the tool's input, checked against its inputSchema",
+            ),
+            "frame": opt(STR, "frame id of the tool when several frames offer the name"),
+            **TARGET,
+            **TIMEOUT,
+            **WRAP,
+        }
+    ),
     # web tier (docs/architecture.md)
     ("POST", "/web/fetch"): RouteFields(body=FETCH_BODY),
     ("POST", "/web/search"): RouteFields(body=SEARCH_BODY),

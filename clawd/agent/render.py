@@ -204,6 +204,30 @@ def act(result: dict, voice: Voice = MODEL) -> str:
     return "\n".join(lines)
 
 
+def webmcp_tools(result: dict) -> str:
+    """The tools the page offers: name, description, the input its schema asks for, and the
+    frame of a tool that is not the page's own; or why there are none."""
+    tools = result.get("tools") or []
+    if not tools:
+        return f"{page_state(result)}: the page offers no tools"
+    lines = [f"{page_state(result)}: {len(tools)} page tools (call one with tool and input)"]
+    for tool in tools:
+        where = "" if tool.get("mainFrame", True) else f" [frame {tool.get('frame')}]"
+        lines.append(f"- {tool.get('name')}{where}: {tool.get('description') or ''}".rstrip())
+        schema = tool.get("inputSchema") or {}
+        lines.append(f"  input: {json.dumps(schema, ensure_ascii=False, separators=(',', ':'))}")
+    return "\n".join(lines)
+
+
+def webmcp_call(result: dict) -> str:
+    """What the page's tool answered, then the page's state after it as an act's answer."""
+    lines = act(result).split("\n")
+    said = [f"tool {result.get('tool')}: {str(result.get('status', '')).lower()}"]
+    if result.get("output") is not None:
+        said.append(f"output: {value_text(result['output'])}")
+    return "\n".join([lines[0], *said, *lines[1:]])
+
+
 def _batched(item: dict) -> str:
     """One line a batched action: `- click: ok`, `- type: error REF_STALE: ...`."""
     if item.get("ok", True):

@@ -43,6 +43,10 @@ TOOL_FIELDS: dict[str, dict] = {
         "OpenClaw's browser tool sends it; its fields may be flat too.",
     },
     "targetId": _described(route_fields.TARGET["targetId"].schema()),
+    "tool": {
+        "type": "string",
+        "description": "webmcp: the page's tool to call; omit to list them.",
+    },
     "mode": {
         "type": "string",
         "enum": ["efficient", "full"],
@@ -154,6 +158,15 @@ ACTIONS["act"] = ActionSpec(
     "from the latest snapshot.",
     fields=(*ACT_FIELDS, "request"),
     needs=("kind",),
+)
+
+
+# webmcp: the tools the page itself offers: one call instead of many acts
+ACTIONS["webmcp"] = ActionSpec(
+    "Use the tools the page itself offers (WebMCP): without tool, list them and their input "
+    "schemas; with tool and input, call one. One call can replace many acts.",
+    ("POST", "/webmcp/call"),
+    ("tool", "input"),
 )
 
 

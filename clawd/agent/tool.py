@@ -298,6 +298,17 @@ class BrowserTool:
         return render.act(result), None
 
 
+    def _webmcp(self, a: dict) -> tuple[str, None]:
+        """List the page's tools, or call one (what the page wrote is wrapped with the rest)."""
+        if not a.get("tool"):
+            listed = self.client.webmcp_tools(a.get("targetId"), profile=a.get("profile"))
+            return render.webmcp_tools(listed), None
+        result = self.client.webmcp_call(
+            a["tool"], a.get("input") or {}, a.get("targetId"), profile=a.get("profile")
+        )
+        return render.webmcp_call(result), None
+
+
 _HANDLERS: dict[str, Callable[[BrowserTool, dict], tuple[str, Image | None]]] = {
     name: getattr(BrowserTool, f"_{name}") for name in ACTIONS
 }

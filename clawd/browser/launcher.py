@@ -30,6 +30,7 @@ POLL_INTERVAL = 0.15
 LINE_CHECK = 0.01
 STOP_GRACE = 2.5
 LOCK_FILES = ("SingletonLock", "SingletonSocket", "SingletonCookie")
+ENABLE_FEATURES = "--enable-features="
 
 # Every Chromium this process launched and has not stopped. It runs in a session of its own (so
 # our signals stay ours), which also means it would outlive us: at exit, whatever is left goes.
@@ -45,6 +46,7 @@ class LaunchSpec:
     headless: bool
     no_sandbox: bool
     extra_args: tuple[str, ...] = ()
+    webmcp: bool = True  # browser.webmcp: the tools pages register for agents
 
 
 def resolve_headless(
@@ -80,15 +82,28 @@ def build_args(spec: LaunchSpec, platform: str = sys.platform) -> list[str]:
         "--disable-features=Translate,MediaRouter",
         "--password-store=basic",
     ]
+    extra, features = enabled_features(spec.extra_args, ("WebMCP",) if spec.webmcp else ())
+    if features:
+        args.append(f"{ENABLE_FEATURES}{features}")
     if spec.headless:
         args += ["--headless=new", "--disable-gpu"]
     if spec.no_sandbox:
         args.append("--no-sandbox")
     if platform.startswith("linux"):
         args.append("--disable-dev-shm-usage")
-    args += list(spec.extra_args)
+    args += extra
     args.append("about:blank")
     return args
+
+
+def enabled_features(extra_args, ours: tuple[str, ...]) -> tuple[list[str], str]:
+    """extraArgs without their --enable-features, and one value naming theirs and `ours`:
+    Chromium reads only the last of a repeated switch, so a user's --enable-features would
+    otherwise turn ours (WebMCP) off."""
+    extra = [a for a in extra_args if not a.startswith(ENABLE_FEATURES)]
+    theirs = [a[len(ENABLE_FEATURES) :] for a in extra_args if a.startswith(ENABLE_FEATURES)]
+    named = [f for value in theirs for f in value.split(",") if f]
+    return extra, ",".join(dict.fromkeys([*named, *ours]))
 
 
 class ChromiumProcess:

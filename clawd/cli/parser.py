@@ -28,6 +28,7 @@ from clawd.cli.commands import (
     state,
     tabs,
     web,
+    webmcp,
 )
 
 EPILOG = """exit status: 0 ok, 1 error, 2 usage, 3 service unreachable, 4 not found, 5 timeout.
@@ -45,6 +46,7 @@ COMMANDS = (
     state,
     settings,
     web,
+    webmcp,
     doctor,
     serve,
     config_cmd,

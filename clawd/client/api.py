@@ -618,6 +618,52 @@ class Client(Transport, ActMethods, WebMethods):
             mobile=mobile,
         )
 
+    # -- WebMCP: the tools a page offers --------------------------------------------------------
+    def webmcp_tools(
+        self,
+        target_id: str | None = None,
+        wrap: bool | None = None,
+        *,
+        since: int | None = None,
+        wait_ms: int | None = None,
+        profile: str | None = None,
+    ) -> dict:
+        """The tab's page tools; with `since` (an earlier answer's version) and `wait_ms`, the
+        answer waits for the set to change."""
+        return self.request(
+            "GET",
+            "/webmcp/tools",
+            params=_present(
+                {"targetId": target_id, "wrap": wrap, "since": since, "waitMs": wait_ms}
+            ),
+            profile=profile,
+            timeout=self._wait_timeout(wait_ms),
+        )
+
+    def webmcp_call(
+        self,
+        name: str,
+        input: dict | None = None,
+        target_id: str | None = None,
+        *,
+        frame: str | None = None,
+        timeout_ms: int | None = None,
+        wrap: bool | None = None,
+        profile: str | None = None,
+    ) -> dict:
+        """Call the page's tool `name` with `input` (checked against its inputSchema)."""
+        return self._post(
+            "/webmcp/call",
+            profile,
+            timeout=self._wait_timeout(timeout_ms),
+            name=name,
+            input=input,
+            target_id=target_id,
+            frame=frame,
+            timeout_ms=timeout_ms,
+            wrap=wrap,
+        )
+
     def doctor(self, *, profile: str | None = None) -> dict:
         return self._get("/doctor", profile)
 
@@ -625,3 +671,7 @@ class Client(Transport, ActMethods, WebMethods):
         """A one-time link to watch the profile: `{url, expiresAt, mode}`; mode vnc (a sandbox's
         screen) or screencast (the active tab, any profile)."""
         return self._get("/sandbox/observe", profile, mode=mode)
+
+
+def _present(fields: dict) -> dict:
+    return {k: v for k, v in fields.items() if v is not None}

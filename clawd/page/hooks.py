@@ -12,6 +12,7 @@ from clawd.page.observe.interception import NavigationGuard
 from clawd.page.observe.network import NetworkWatch
 from clawd.page.state.emulation import Emulation
 from clawd.page.state.navigation import PageLifecycle
+from clawd.page.webmcp.registry import WebmcpHook
 
 
 def tab_hooks(guard: NavigationGuard, layout=None) -> list:
@@ -23,4 +24,6 @@ def tab_hooks(guard: NavigationGuard, layout=None) -> list:
         hooks.append(DownloadHook(layout.downloads))
     # -- watching and shaping: console, errors, network, emulation (issue 5) --
     hooks += [ConsoleWatch(), NetworkWatch(), Emulation(guard)]
+    # -- the tools pages offer agents: WebMCP (issue 37) --
+    hooks.append(WebmcpHook())
     return hooks

@@ -57,9 +57,15 @@ class SandboxContainer:
     """The container behind one sandbox profile. Thread-safe; every Docker call is translated to
     clawd's errors (engine.translated)."""
 
-    def __init__(self, profile: ProfileConfig, layout: StateLayout, *, clock=time.time):
+    def __init__(
+        self, profile: ProfileConfig, layout: StateLayout, *, webmcp: bool = True, clock=time.time
+    ):
         self.profile = profile
         self.layout = layout
+        # browser.webmcp: the container's Chromium gets the feature flag. Not in the config hash
+        # (the doctor judges a container by its profile alone): a changed value applies to the
+        # profile's next container (stop the profile to have it recreated)
+        self.webmcp = webmcp
         self.name = container_name(profile.name)
         self._clock = clock
         self._ready = readiness.Readiness(profile.name)
@@ -163,6 +169,7 @@ class SandboxContainer:
             "CLAWD_HEADLESS": "1" if settings.headless else "0",
             "CLAWD_NOVNC": "1" if settings.enable_no_vnc and not settings.headless else "0",
             "CLAWD_CDP_SOURCE_RANGE": settings.cdp_source_range or f"{gateway}/32",
+            "CLAWD_WEBMCP": "1" if self.webmcp else "0",
         }
         labels = {
             LABEL_PROFILE: self.profile.name,

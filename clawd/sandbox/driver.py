@@ -19,7 +19,9 @@ class SandboxDriver(Driver):
         if self._container is None:
             from clawd.sandbox.container import SandboxContainer
 
-            self._container = SandboxContainer(self.profile, self.layout)
+            self._container = SandboxContainer(
+                self.profile, self.layout, webmcp=self.config.webmcp
+            )
         return self._container
 
     def check_on_demand(self) -> None:

@@ -4,6 +4,7 @@ Progress goes to a callback as (step, line) pairs; the CLI decides how to show i
 
 from __future__ import annotations
 
+import hashlib
 import importlib.resources
 import os
 import pathlib
@@ -17,11 +18,33 @@ from clawd.sandbox import engine
 
 Progress = Callable[[str, str], None]
 MIRROR = "http://deb.debian.org/debian"
+CONTEXT_LABEL = "clawd.context"  # the hash of the build context an image was built from
 
 
 def image_dir() -> pathlib.Path:
     """The build context: the Dockerfile and entrypoint shipped in the package."""
     return pathlib.Path(str(importlib.resources.files("clawd.sandbox").joinpath("image")))
+
+
+def context_hash() -> str:
+    """What the build context holds (names and bytes), so an image built from other files (an
+    older entrypoint, other browser flags) is known to be out of date and built again."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in image_dir().iterdir() if p.is_file()):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def current(client, name: str) -> bool:
+    """The image exists and was built from today's build context."""
+    import docker.errors
+
+    with engine.translated():
+        try:
+            labels = client.images.get(name).labels or {}
+        except docker.errors.ImageNotFound:
+            return False
+    return labels.get(CONTEXT_LABEL) == context_hash()
 
 
 def exists(client, name: str) -> bool:
@@ -46,18 +69,18 @@ def build(
     rebuild: bool = False,
     progress: Progress = lambda step, line: None,
 ) -> dict:
-    """Make the base image when missing, then the browser image (unless present and not
-    `rebuild`). Returns {image, base, built, size}."""
+    """Make the base image when missing, then the browser image (unless present, built from
+    today's build context, and not `rebuild`). Returns {image, base, built, size}."""
     client = engine.client()
     base_made = False
     if not exists(client, engine.BASE_IMAGE):
         make_base(client, progress)
         base_made = True
-    built = rebuild or base_made or not exists(client, image)
+    built = rebuild or base_made or not current(client, image)
     if built:
         build_browser(client, image, progress)
     else:
-        progress("image", f"{image} is present (--rebuild builds it again)")
+        progress("image", f"{image} is present and current (--rebuild builds it again)")
     return {
         "image": image,
         "base": engine.BASE_IMAGE,
@@ -97,7 +120,7 @@ def build_browser(client, image: str, progress: Progress) -> None:
             rm=True,
             forcerm=True,
             decode=True,
-            labels={"clawd.image": "sandbox-browser"},
+            labels={"clawd.image": "sandbox-browser", CONTEXT_LABEL: context_hash()},
         )
         for chunk in stream:
             if "error" in chunk:

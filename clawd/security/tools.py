@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import functools
+import re
 from collections.abc import Iterable, Mapping
 
 from clawd import errors
@@ -17,6 +18,8 @@ GROUPS = {"group:web": ("web_search", "web_fetch"), "group:browser": ("browser",
 # The browser tool is its actions: browser_<action> is one of them (what `mcp --tools split`
 # offers as a tool, what each HTTP route of the browser is tagged with), `browser` all of them.
 BROWSER = "browser"
+WEBMCP = "webmcp"  # the page's own tools: the browser tool's webmcp action
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 # POST /tabs/action does what four actions do, by its body's `action` (the CLI's `tab` command)
 _BODY_ACTIONS = {
     ("POST", "/tabs/action"): (
@@ -87,6 +90,12 @@ class ToolPolicy:
         return [name for name in names if self.allowed(name)]
 
 
+def page_tool(name: str) -> str:
+    """The policy's (and MCP's) name of one page tool: webmcp_<name>, sanitized to the letters,
+    digits, _ and - a policy entry and an MCP tool name may hold."""
+    return f"{WEBMCP}_{_UNSAFE.sub('_', str(name))}"[:64]
+
+
 def body_tool(method: str, pattern: str, args: Mapping) -> str | None:
     """The tool name a request of a route whose action is in its body is checked as, once the
     body is read (POST /tabs/action {action: new} is browser_open); None for other routes."""
@@ -107,8 +116,14 @@ def _expand(entries: Iterable[str]) -> Iterable[str]:
 
 
 def _identities(name: str) -> tuple[str, ...]:
-    """The names a tool answers to: its own, and `browser` for a browser_<action>."""
+    """The names a tool answers to: its own, and `browser` for a browser_<action>. The page's
+    tools (WebMCP) answer to `webmcp` too: `webmcp_<name>` (one page tool, as MCP offers it) is
+    the webmcp action's, so denying `webmcp` or `browser_webmcp` denies every page tool."""
     key = str(name).strip().lower()
+    if key.startswith(WEBMCP + "_"):
+        return key, WEBMCP, action_tool(WEBMCP), BROWSER
+    if key == action_tool(WEBMCP):
+        return key, WEBMCP, BROWSER
     if key.startswith(BROWSER + "_"):
         return key, BROWSER
     return (key,)

@@ -22,6 +22,7 @@ from clawd.server.api import (
     tabs,
     uploads,
     web,
+    webmcp,
 )
 from clawd.server.routing import route
 
@@ -102,6 +103,9 @@ ROUTES = [
     route("POST", "/set/locale", settings.locale, tool="browser_act"),
     route("POST", "/set/device", settings.device, tool="browser_act"),
     route("POST", "/set/viewport", settings.viewport, tool="browser_act"),
+    # WebMCP: the tools a page offers, the agent tool's webmcp action
+    route("GET", "/webmcp/tools", webmcp.list_tools, tool="browser_webmcp"),
+    route("POST", "/webmcp/call", webmcp.call_tool, tool="browser_webmcp"),
     # web tier (docs/architecture.md): the web_fetch and web_search tools' routes
     route("POST", "/web/fetch", web.fetch, tool="web_fetch"),
     route("POST", "/web/search", web.search, tool="web_search"),

@@ -85,6 +85,7 @@ def test_the_single_schema_is_valid_json_schema_with_every_action():
         "upload",
         "dialog",
         "act",
+        "webmcp",
     ]
 
 
@@ -347,7 +348,9 @@ def test_other_line_breaks_cannot_smuggle_a_media_line():
 
 
 def test_the_schema_is_small_enough_to_send_every_turn():
-    assert len(json.dumps(parameters_schema())) < 8000
+    # about 2,200 tokens every turn: 7,900 characters before this turn's webmcp, handoff and
+    # delta (about 150 each); a new action must buy its place
+    assert len(json.dumps(parameters_schema())) < 9000
 
 
 def test_act_text_reports_a_download_with_its_size_as_the_api_gives_it():

@@ -42,6 +42,7 @@ BASE_FLAGS = [
     "--disable-component-update",
     "--disable-features=Translate,MediaRouter",
     "--password-store=basic",
+    "--enable-features=WebMCP",  # browser.webmcp (DESIGN §19)
 ]
 
 

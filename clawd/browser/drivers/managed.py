@@ -59,6 +59,7 @@ class ManagedDriver(Driver):
             self.headless,
             no_sandbox,
             tuple(config.extra_args) + self.launch_args,
+            webmcp=config.webmcp,
         )
 
     def connect_options(self, endpoint: str | None = None) -> dict:

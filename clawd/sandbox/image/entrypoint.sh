@@ -13,6 +13,10 @@ flags="--no-sandbox --no-first-run --no-default-browser-check --disable-sync \
  --disable-background-networking --disable-component-update --disable-dev-shm-usage \
  --disable-features=Translate,MediaRouter --password-store=basic --disable-quic \
  --remote-debugging-port=9223 --user-data-dir=/home/sandbox/user-data --window-size=1280,800"
+# WebMCP (the tools pages register for agents) unless browser.webmcp turned it off
+if [ "${CLAWD_WEBMCP:-1}" = 1 ]; then
+    flags="$flags --enable-features=WebMCP"
+fi
 if [ "${CLAWD_HEADLESS:-0}" = 1 ]; then
     flags="$flags --headless=new --disable-gpu"
 else
