@@ -7,12 +7,12 @@ STAMP := $(VENV)/.installed
 ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: run test lint bench chromium icu browserless widgets install install-test install-bench man clean sandbox-images
+.PHONY: run test lint bench chromium icu browserless widgets openclaw-client install install-test install-bench man clean sandbox-images
 
 run: install chromium
 	$(VENV)/bin/clawd-browser serve $(ARGS)
 
-test: install-test chromium browserless widgets lint
+test: install-test chromium browserless widgets openclaw-client lint
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: install-test
@@ -75,6 +75,14 @@ browserless: install-test
 widgets: install-test
 	@if command -v npm >/dev/null; then $(PY) -m tests.support.widgets install; \
 	else echo "npm is missing: the widget zoo tests will be skipped" >&2; fi
+
+# OpenClaw's own published client (clawdbot, pinned, with Node 22 from the npm registry) that
+# tests/compat/test_openclaw_client.py drives against clawd: npm, into a cache outside the tree
+# (tests/support/openclaw_client.py says where and why each pin). Instant when it is there;
+# without npm those tests skip.
+openclaw-client: install-test
+	@if command -v npm >/dev/null; then $(PY) -m tests.support.openclaw_client install; \
+	else echo "npm is missing: the OpenClaw client tests will be skipped" >&2; fi
 
 # The sandbox browser image (DESIGN.md §14; needs a Docker daemon): built once, reused after.
 sandbox-images: install

@@ -5,6 +5,7 @@ sd_notify for systemd's Type=notify)."""
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import queue
@@ -14,6 +15,7 @@ from collections.abc import Callable, Mapping
 
 from clawd import errors
 from clawd import log as clawd_log
+from clawd.browser.launcher import port_holder
 from clawd.config.model import Config
 from clawd.lifecycle.notify import sd_notify
 from clawd.lifecycle.reload import ConfigReload, loader_for
@@ -141,7 +143,22 @@ def run(
             log.error("%s", problem)
         return 1
     except OSError as exc:
-        log.error("cannot listen on %s:%d: %s", config.server.host, config.server.port, exc)
+        log.error("%s", cannot_listen(config, exc))
         return 1
     daemon.install_signals()
     return daemon.serve()
+
+
+def cannot_listen(config: Config, exc: OSError) -> str:
+    """Why serve cannot start, and the key to change. A taken port is not swapped for the next
+    free one: clients find the service at server.port and send their token to whatever listens
+    there, so a silent move would leave them talking to the other program."""
+    where = f"{config.server.host}:{config.server.port}"
+    if exc.errno != errno.EADDRINUSE:
+        return f"cannot listen on {where}: {exc}"
+    return (
+        f"cannot listen on {where}: the port is already in use by "
+        f"{port_holder(config.server.port)} (another clawd, perhaps another user's); set "
+        f"server.port in {config.source or 'the config file'} (or serve --port PORT) to a free "
+        f"port, and point clients at it"
+    )

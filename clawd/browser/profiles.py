@@ -3,12 +3,15 @@ $CLAWD_HOME/profiles.json), with cdpPort and color allocation."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
 import threading
+from collections.abc import Callable
 
 from clawd import errors
+from clawd.browser.launcher import port_holder, port_in_use
 from clawd.config.model import PALETTE, BrowserConfig, ProfileConfig, StateLayout
 
 log = logging.getLogger("clawd.browser")
@@ -25,18 +28,30 @@ BUILTIN = {"user": ProfileConfig("user", driver="existing-session", color="#8080
 RELAY_PROFILE = ProfileConfig("chrome", driver="extension", color="#4285F4")
 # OpenClaw's name for its default managed profile (docs/architecture.md): an alias of ours.
 DEFAULT_ALIAS = "openclaw"
+# The profiles a config has when it names none: their ports are clawd's choice, not the user's
+DEFAULT_PROFILES = BrowserConfig().profiles
 
 
 class ProfileRegistry:
-    def __init__(self, browser_config: BrowserConfig, layout: StateLayout, *, relay: bool = False):
+    def __init__(
+        self,
+        browser_config: BrowserConfig,
+        layout: StateLayout,
+        *,
+        relay: bool = False,
+        in_use: Callable[[int], bool] = port_in_use,
+    ):
         self._config = browser_config
         self._builtin = {**BUILTIN, **({RELAY_PROFILE.name: RELAY_PROFILE} if relay else {})}
         self._layout = layout
         self._lock = threading.Lock()
+        self._in_use = in_use  # a seam: is another program listening on this port now
         self._configured = dict(browser_config.profiles)
         self._created: dict[str, ProfileConfig] = self._load_created()
+        self._kept: dict[str, int] = self._load_kept()
         self._assigned: dict[str, ProfileConfig] = {}
         self._allocate_all()
+        self._move_off_taken_ports()
 
     def _allocate_all(self) -> None:
         """Ports and colors in config order, then created profiles: the same every run,
@@ -116,6 +131,8 @@ class ProfileRegistry:
                 color=color,
                 user_data_dir=user_data_dir,
             )
+            if profile.kind == "managed":  # skipping ports another program holds now
+                profile = dataclasses.replace(profile, cdp_port=self._free_port(name, probe=True))
             self._created[name] = profile
             completed = self._complete(profile)
             self._created[name] = completed
@@ -137,6 +154,7 @@ class ProfileRegistry:
             if profile is None:
                 raise errors.ProfileNotFound(f"no profile named {name!r}")
             self._assigned.pop(name, None)
+            self._kept.pop(name, None)
             self._save_created()
         return profile
 
@@ -153,6 +171,8 @@ class ProfileRegistry:
         if done is not None and _same_source(done, raw):
             return done
         port, color = raw.cdp_port, raw.color
+        if not self._port_chosen(raw) and raw.name in self._kept:
+            port = self._kept[raw.name]
         if raw.kind == "managed" and port is None:
             port = self._free_port(raw.name)
         if color is None:
@@ -181,13 +201,55 @@ class ProfileRegistry:
                 values.add(getattr(chosen, attr))
         return values
 
-    def _free_port(self, name: str) -> int:
+    def _free_port(self, name: str, *, probe: bool = False) -> int:
+        """The first port of the range no other profile has (and, probing, nothing listens on)."""
         taken = self._taken(name, "cdp_port")
         start = self._config.cdp_port_range_start
         for port in range(start, start + PORT_SPAN):
-            if port not in taken and port != 9222:
+            if port not in taken and port != 9222 and not (probe and self._in_use(port)):
                 return port
         raise errors.Conflict(f"no free cdpPort left in {start}-{start + PORT_SPAN - 1}")
+
+    def _port_chosen(self, raw: ProfileConfig) -> bool:
+        """Whether the user's config set this profile's cdpPort (a default or one clawd picked
+        at create-profile is clawd's choice, free to move)."""
+        return (
+            raw.name in self._configured
+            and raw.cdp_port is not None
+            and raw != DEFAULT_PROFILES.get(raw.name)
+        )
+
+    def _move_off_taken_ports(self) -> None:
+        """At start: a profile clawd launches whose port another program holds (another user's
+        clawd, say) moves to the next free port of the range and keeps it; one whose port the
+        user chose stays, and the log says which key to change."""
+        for raw in [*self._configured.values(), *self._created.values()]:
+            done = self._assigned[raw.name]
+            if self._launches(raw) and done.cdp_port and self._in_use(done.cdp_port):
+                self._move_off(raw, done)
+
+    def _launches(self, raw: ProfileConfig) -> bool:
+        """clawd starts this profile's browser (an attach-only one expects another's there)."""
+        attach = self._config.attach_only if raw.attach_only is None else raw.attach_only
+        return raw.kind == "managed" and not attach
+
+    def _move_off(self, raw: ProfileConfig, done: ProfileConfig) -> None:
+        taken, key = done.cdp_port, f"browser.profiles.{raw.name}.cdpPort"
+        holder = port_holder(taken)
+        if self._port_chosen(raw):
+            log.warning(
+                "profile %s: cdpPort %d is in use by %s; set %s to a free port",
+                *(raw.name, taken, holder, key),
+            )
+            return
+        self._kept[raw.name] = port = self._free_port(raw.name, probe=True)
+        self._assigned[raw.name] = dataclasses.replace(done, cdp_port=port)
+        self._save_created()
+        log.warning(
+            "profile %s: cdpPort %d is in use by %s; using %d from now on (kept in %s; set %s "
+            "to choose one)",
+            *(raw.name, taken, holder, port, self._layout.profiles_file, key),
+        )
 
     def _free_color(self, name: str) -> str:
         taken = {c.upper() for c in self._taken(name, "color")}
@@ -219,10 +281,26 @@ class ProfileRegistry:
                 )
         return created
 
+    def _load_kept(self) -> dict[str, int]:
+        """The ports clawd moved profiles to when theirs was taken (profiles.json's `ports`)."""
+        try:
+            kept = json.loads(self._layout.profiles_file.read_text()).get("ports") or {}
+        except (OSError, ValueError, AttributeError):
+            return {}
+        if not isinstance(kept, dict):
+            return {}
+        return {
+            name: port
+            for name, port in kept.items()
+            if isinstance(port, int) and not isinstance(port, bool) and 0 < port < 65536
+        }
+
     def _save_created(self) -> None:
         path = self._layout.profiles_file
         path.parent.mkdir(parents=True, exist_ok=True)
         data = {"profiles": {p.name: _profile_json(p) for p in self._created.values()}}
+        if self._kept:
+            data["ports"] = dict(self._kept)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=2))
         tmp.replace(path)

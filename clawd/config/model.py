@@ -174,6 +174,7 @@ class BrowserConfig:
     attach_only: bool = False
     executable_path: str | None = None
     extra_args: tuple[str, ...] = ()
+    upload_roots: tuple[str, ...] = ()
     color: str = DEFAULT_COLOR
     default_profile: str = "clawd"
     cdp_port_range_start: int = 18800

@@ -1,7 +1,8 @@
-"""`clawd-browser config import-openclaw`: the browser, profiles, SSRF policy, gateway auth, web
-tools, tool policy and screenshot vision (browser.vision*/models, tools.media's image models and
-models.providers' keys) of an OpenClaw config (JSON5, as ~/.openclaw/openclaw.json is written) as a
-clawd.yaml document, with every key that could not be carried over named and the reason why."""
+"""`clawd-browser config import-openclaw`: the browser (and its uploads folder), profiles, SSRF
+policy, gateway auth, web tools, tool policy and screenshot vision (browser.vision*/models,
+tools.media's image models and models.providers' keys) of an OpenClaw config (JSON5, as
+~/.openclaw/openclaw.json is written) as a clawd.yaml document, with every key that could not be
+carried over named and the reason why."""
 
 from __future__ import annotations
 
@@ -50,6 +51,9 @@ DRIVERS = {
 }
 BINDS = {"loopback": "127.0.0.1", "localhost": "127.0.0.1", "lan": "0.0.0.0"}
 CONTROL_PORT_OFFSET = 2  # OpenClaw serves browser control on the gateway's port + 2
+# Where OpenClaw's users keep the files they upload (its docs' examples): readable for uploads
+# once imported, if it is a directory only its owner can change (server/api/uploads.py)
+OPENCLAW_UPLOADS = "/tmp/openclaw/uploads"
 _PROVIDER = {"apiKey": "apiKey", "baseUrl": "baseUrl", "model": "model"}
 # OpenClaw tools.web.<tool>.<key> -> clawd web.<tool>.<key> (a dict: a nested block)
 WEB_KEYS = {
@@ -156,6 +160,8 @@ def convert(data: Any) -> Imported:
 
 
 def _browser(browser: Any, out: Imported) -> None:
+    if isinstance(browser, dict):
+        out.put(("browser", "uploadRoots"), [OPENCLAW_UPLOADS])
     for key, value in _items(browser, ("browser",), out):
         here = ("browser", key)
         if key in BROWSER_KEYS:

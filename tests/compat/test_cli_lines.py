@@ -116,7 +116,7 @@ def test_create_profile_and_delete_profile(service, client):
     created = json.loads(
         cli(service, "--json", "create-profile", "compat-extra", "--color", "#339966").out
     )
-    assert created["profile"]["color"] == "#339966"
+    assert created["profile"] == "compat-extra" and created["color"] == "#339966"
     assert "compat-extra" in {p["name"] for p in client.profiles()["profiles"]}
     cli(service, "delete-profile", "compat-extra", "--purge")
     assert "compat-extra" not in {p["name"] for p in client.profiles()["profiles"]}

@@ -40,7 +40,7 @@ def test_create_profile_answers_the_name_port_and_color_at_the_top_level(service
     try:
         assert created["name"] == "oc-shape" and created["color"] == "#0066CC"
         assert isinstance(created["cdpPort"], int)
-        assert created["profile"]["cdpPort"] == created["cdpPort"]  # clawd's own, unchanged
+        assert created["profile"] == "oc-shape"  # the client prints it as the name
     finally:
         call(service, "DELETE", "/profiles/oc-shape")
 
@@ -135,6 +135,7 @@ def test_status_answers_the_keys_the_client_prints(service, client):
     status = call(service, "GET", "/")
     assert status["controlUrl"] == service.url
     assert status["attachOnly"] is False and status["cdpReady"] is True
+    assert status["cdpUrl"] == f"http://127.0.0.1:{status['cdpPort']}"  # a managed profile's
     assert (
         status["detectedBrowser"]
         and status["chosenBrowser"] == pathlib.Path(status["executablePath"]).name

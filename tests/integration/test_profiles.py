@@ -33,7 +33,7 @@ def _remote_shapes(bare):
 @pytest.mark.parametrize("shape", ["http", "devtools", "bare-ws"])
 def test_remote_profile_drives_a_second_chromium(client, site, bare, shape):
     name = f"remote-{shape}"
-    created = client.create_profile(name, cdp_url=_remote_shapes(bare)[shape])["profile"]
+    created = client.create_profile(name, cdp_url=_remote_shapes(bare)[shape])
     assert created["driver"] == "remote"
     try:
         opened = client.open(site.url("/index.html"), profile=name)
@@ -89,7 +89,7 @@ def test_unreachable_remote_is_502_and_service_keeps_serving(client):
 
 
 def test_profile_allocation_and_validation(client):
-    created = client.create_profile("alloc-a")["profile"]
+    created = client.create_profile("alloc-a")
     try:
         assert 18850 <= created["cdpPort"] <= 18949 and created["color"].startswith("#")
         names = [p["name"] for p in client.profiles()["profiles"]]

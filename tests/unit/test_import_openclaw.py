@@ -72,6 +72,7 @@ def test_a_password_gateway_on_the_lan_and_the_legacy_cdp_url():
         "auth": {"password": "s3cret"},
     }
     assert result.document["browser"] == {
+        "uploadRoots": ["/tmp/openclaw/uploads"],
         "profiles": {"openclaw": {"cdpUrl": "http://10.1.1.1:9222"}},
         "defaultProfile": "openclaw",
     }  # OpenClaw's default, not clawd's
@@ -180,3 +181,10 @@ def test_web_tools_and_the_tool_policy_carry_over():
 def test_an_allow_list_of_other_tools_only_allows_none_of_clawds():
     result = imported('{tools: {allow: ["exec", "read"]}}')
     assert result.document["tools"] == {"deny": ["*"]}
+
+
+def test_openclaw_uploads_folder_comes_in_as_an_upload_root():
+    result = imported("{browser: {headless: true}}")
+    assert result.document["browser"]["uploadRoots"] == ["/tmp/openclaw/uploads"]
+    config = loader.config_from_data(result.document, env={})
+    assert config.browser.upload_roots == ("/tmp/openclaw/uploads",)

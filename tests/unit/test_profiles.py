@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import socket
 
 import pytest
 
@@ -11,8 +13,11 @@ from clawd.browser.profiles import ProfileRegistry
 from clawd.config.model import PALETTE, BrowserConfig, ProfileConfig, StateLayout
 
 
-def registry(tmp_path, **browser) -> ProfileRegistry:
-    return ProfileRegistry(BrowserConfig(**browser), StateLayout(tmp_path))
+def registry(tmp_path, *, in_use=frozenset(), **browser) -> ProfileRegistry:
+    """A registry that sees the ports in `in_use` held by another program (none by default)."""
+    return ProfileRegistry(
+        BrowserConfig(**browser), StateLayout(tmp_path), in_use=frozenset(in_use).__contains__
+    )
 
 
 def saved(tmp_path) -> dict:
@@ -305,3 +310,47 @@ def test_a_profile_really_named_openclaw_wins_over_the_alias(tmp_path):
     reg = registry(tmp_path)
     reg.create("openclaw")
     assert reg.get("openclaw").name == "openclaw" and reg.alias_of("clawd") is None
+
+
+# -- ports another program holds (a second clawd on the machine) ---------------------------------
+def test_a_default_port_another_program_holds_moves_to_the_next_free_one_and_stays(
+    tmp_path, caplog
+):
+    with caplog.at_level(logging.WARNING, logger="clawd.browser"):
+        moved = registry(tmp_path, in_use={18800, 18801}).get(None)
+    assert moved.cdp_port == 18802
+    assert "browser.profiles.clawd.cdpPort" in caplog.text and "18800" in caplog.text
+    again = registry(tmp_path).get(None)  # the next start, the port free again: kept
+    assert again.cdp_port == 18802
+    assert registry(tmp_path).create("other").cdp_port != 18802  # never handed to another
+
+
+def test_a_port_the_user_chose_stays_and_the_log_names_the_key_to_change(tmp_path, caplog):
+    chosen = {"work": ProfileConfig("work", cdp_port=18810)}
+    with caplog.at_level(logging.WARNING, logger="clawd.browser"):
+        reg = registry(tmp_path, in_use={18810}, profiles=chosen)
+    assert reg.get("work").cdp_port == 18810
+    assert "set browser.profiles.work.cdpPort to a free port" in caplog.text
+
+
+def test_create_profile_skips_a_port_another_program_holds(tmp_path):
+    reg = registry(tmp_path, in_use={18801, 18802})
+    assert reg.create("fresh").cdp_port == 18803
+    assert saved(tmp_path)["fresh"]["cdpPort"] == 18803
+
+
+def test_a_real_listener_on_an_unchosen_port_moves_the_profile(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        start = taken.getsockname()[1]
+        reg = ProfileRegistry(
+            BrowserConfig(cdp_port_range_start=start, profiles={"a": ProfileConfig("a")}),
+            StateLayout(tmp_path),
+        )
+        assert reg.get("a").cdp_port != start
+
+
+def test_an_attach_only_profile_keeps_its_port_whatever_listens_there(tmp_path):
+    reg = registry(tmp_path, in_use={18800}, attach_only=True)
+    assert reg.get(None).cdp_port == 18800  # the browser it attaches to is what listens

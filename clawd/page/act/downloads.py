@@ -98,7 +98,7 @@ class DownloadManager:
                     bridge.fetch(
                         f"{bridge.download_dir}/{item['guid']}", self.staging / item["guid"]
                     )
-                path = self._move(item, self.staging / item["guid"], None)
+                path, _ = self._move(item, self.staging / item["guid"], None)
                 item.update(path=str(path), bytes=path.stat().st_size, state="completed")
             except OSError as exc:
                 log.warning("download %s could not be saved: %s", item["url"], exc)
@@ -109,15 +109,20 @@ class DownloadManager:
             self._by_guid.pop(item["guid"], None)
             self._cond.notify_all()
 
-    def _move(self, item: dict, source: pathlib.Path, name: str | None) -> pathlib.Path:
-        """Link under a free name (never overwriting: link fails on an existing name),
-        drop the old."""
+    def _move(
+        self, item: dict, source: pathlib.Path, name: str | None
+    ) -> tuple[pathlib.Path, bool]:
+        """Link under a free name (never overwriting: link fails on an existing name), drop the
+        old. A name the caller gave replaces a file of that name instead. The path, and whether
+        a file was replaced."""
         wanted = safe_filename(name or item["suggestedFilename"] or item["url"].rsplit("/", 1)[-1])
         directory = self.directory
         if name and os.sep in name.strip(os.sep):
             directory = confine(self.directory, os.path.dirname(name), must_exist=True, kind="dir")
         if _same_file(directory / wanted, source):  # renamed to the name it already has
-            return source
+            return source, False
+        if name:
+            return _replace(source, directory / wanted)
         for _ in range(100):
             target = unique_path(directory, wanted)
             try:
@@ -125,7 +130,7 @@ class DownloadManager:
             except FileExistsError:
                 continue
             os.unlink(source)
-            return target
+            return target, False
         raise OSError("no free file name")
 
     # -- requests ---------------------------------------------------------------------------
@@ -165,14 +170,24 @@ class DownloadManager:
                 self._cond.wait(left)
 
     def rename(self, item: dict, name: str) -> dict:
-        """Give a finished download the caller's file name (under the downloads directory)."""
-        source = pathlib.Path(item["path"])
-        target = self._move(item, source, name)
+        """Give a finished download the caller's file name (under the downloads directory),
+        replacing a file of that name; the answer says whether one was there."""
+        target, replaced = self._move(item, pathlib.Path(item["path"]), name)
         with self._cond:
             for stored in self._items:
                 if stored["guid"] == item["guid"]:
                     stored["path"] = str(target)
-        return {**item, "path": str(target)}
+        return {**item, "path": str(target), "replaced": replaced}
+
+
+def _replace(source: pathlib.Path, target: pathlib.Path) -> tuple[pathlib.Path, bool]:
+    """Put source at target in one rename: a reader sees the old file or the new one, never a
+    part. A symlink there is replaced itself, never followed; a directory there is refused."""
+    if target.is_dir() and not target.is_symlink():
+        raise errors.InvalidPath(f"{target} is a directory: give a file name")
+    existed = os.path.lexists(target)
+    os.replace(source, target)
+    return target, existed
 
 
 def _same_file(a: pathlib.Path, b: pathlib.Path) -> bool:

@@ -4,7 +4,6 @@ can also be set on a file input directly. Paths are confined to $CLAWD_HOME/uplo
 
 from __future__ import annotations
 
-import pathlib
 import threading
 import time
 
@@ -13,7 +12,6 @@ from clawd.browser import filebridge
 from clawd.browser.tab import StateKey, Tab
 from clawd.cdp.session import Session
 from clawd.page.observe.capture import backend_node_of
-from clawd.security.paths import confine
 
 
 class ChooserState:
@@ -104,12 +102,6 @@ CHOOSER = StateKey("filechooser", lambda tab: ChooserState())
 
 def state(tab: Tab) -> ChooserState:
     return tab.state[CHOOSER]
-
-
-def confined_paths(uploads: pathlib.Path, paths: list) -> list[str]:
-    if not paths:
-        raise errors.InvalidRequest("paths must list at least one file under the uploads directory")
-    return [str(confine(uploads, p)) for p in paths]
 
 
 def set_input_files(

@@ -14,6 +14,7 @@ from clawd.page.act.guard import Guarded
 from clawd.route_fields import WRAP_STRINGS
 from clawd.server import act_request
 from clawd.server.answers import tab_answer
+from clawd.server.api import uploads
 from clawd.server.routing import Request
 from clawd.untrusted_fields import as_asked
 
@@ -135,7 +136,7 @@ def file_chooser(req: Request) -> dict:
             f"file input) or element (a file input's CSS selector), "
             f"not {' and '.join(given)}"
         )
-    files = filechooser.confined_paths(req.service.layout.uploads, a["paths"])
+    files = uploads.confined_paths(req.service, a["paths"])
     ctx = _context(req)
     if a.get("element") or a.get("inputRef"):
         return tab_answer(ctx.tab, files=files, set=_set_input(ctx, a, files, _deadline(req)))

@@ -14,28 +14,35 @@ from clawd.server.routing import Request
 
 def status(req: Request) -> dict:
     runtime = req.runtime()
+    described = runtime.status()
     return {
         "ok": True,
         "version": __version__,
         "enabled": req.config.browser.enabled,
-        **runtime.status(),
-        **_openclaw_status(req, runtime),
+        **described,
+        **_openclaw_status(req, runtime, described),
         **_extra_status(req, runtime),
     }
 
 
-def _openclaw_status(req: Request, runtime) -> dict:
+def _openclaw_status(req: Request, runtime, described: dict) -> dict:
     """The keys OpenClaw's client prints beside clawd's own: where it reached us, which
-    browser, whether DevTools answers."""
+    browser, whether DevTools answers, where DevTools listens."""
     managed = runtime.managed
     chosen = runtime.driver.executable if managed else None  # set once it launched
     return {
+        "cdpUrl": described["cdpUrl"] or _local_cdp_url(runtime, described["cdpPort"]),
         "controlUrl": f"http://{req.reached_at()}",  # never the Host header
         "attachOnly": not managed,
         "cdpReady": runtime.running(),
         "detectedBrowser": _detected_browser(runtime.config) if managed else None,
         "chosenBrowser": os.path.basename(chosen) if chosen else None,
     }
+
+
+def _local_cdp_url(runtime, port: int | None) -> str | None:
+    """A browser clawd launches here listens for DevTools on loopback at its cdpPort."""
+    return f"http://127.0.0.1:{port}" if runtime.kind == "managed" and port else None
 
 
 def _detected_browser(config) -> str | None:
@@ -125,15 +132,16 @@ def create_profile(req: Request) -> dict:
         driver=a.get("driver"),
         user_data_dir=a.get("userDataDir"),
     )
-    described = {
+    # `profile` is the name, as OpenClaw's client prints it; the rest sits beside it
+    return {
+        "ok": True,
+        "profile": profile.name,
         "name": profile.name,
         "driver": profile.kind,
         "cdpPort": profile.cdp_port,
         "cdpUrl": redacted_cdp_url(profile.cdp_url),
         "color": profile.color,
     }
-    # OpenClaw's client reads the name, port and color at the top level
-    return {"ok": True, "profile": described, **described}
 
 
 def delete_profile(req: Request) -> dict:
