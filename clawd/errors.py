@@ -101,6 +101,12 @@ class InvalidStorageKind(InvalidRequest):
     code = "INVALID_STORAGE_KIND"
 
 
+class InvalidStateFile(InvalidRequest):
+    """A storage state file is corrupt, foreign, or sealed with another key: nothing applied."""
+
+    code = "INVALID_STATE_FILE"
+
+
 class UnknownDevice(InvalidRequest):
     """No device preset has that name."""
 
@@ -260,6 +266,16 @@ class ActTimeout(RequestTimeout):
 class Conflict(ClawdError):
     code = "CONFLICT"
     http_status = 409
+
+
+class HandoffActive(Conflict):
+    """The tab is a person's (POST /handoff) until it is given back."""
+
+    code = "HANDOFF_ACTIVE"
+
+
+class HandoffNotActive(Conflict):
+    code = "HANDOFF_NOT_ACTIVE"
 
 
 class TargetUnavailable(Conflict):

@@ -346,6 +346,21 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
         body={**TARGET, "key": req(STR), "value": req(TEXT)}
     ),
     ("POST", "/storage/{kind}/clear"): RouteFields(body=TARGET),
+    ("POST", "/state/save"): RouteFields(
+        body={
+            **TARGET,
+            "path": opt(STR, "file under $CLAWD_HOME/state (default: state-<time>.json)"),
+            "origins": opt(LIST, "origins whose storage to save (default: the open tabs')"),
+            "encrypt": opt(BOOL, "seal the file with the key in $CLAWD_HOME/state.key"),
+        }
+    ),
+    ("POST", "/state/load"): RouteFields(
+        body={**TARGET, "path": req(STR, "a storage state file under $CLAWD_HOME/state")}
+    ),
+    ("POST", "/handoff"): RouteFields(
+        body={**TARGET, "reason": req(STR, "what the person is asked to do, shown to them")}
+    ),
+    ("POST", "/handoff/done"): RouteFields(body=TARGET),
     # settings
     ("POST", "/set/offline"): RouteFields(body={**TARGET, "offline": req(BOOL)}),
     ("POST", "/set/headers"): RouteFields(body={**TARGET, "headers": opt(ANY), "clear": opt(BOOL)}),

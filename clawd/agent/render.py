@@ -201,7 +201,29 @@ def act(result: dict, voice: Voice = MODEL) -> str:
         f"downloaded {d.get('path') or d.get('url')} ({d.get('bytes', '?')} bytes)"
         for d in result.get("downloads") or []
     ]
+    if result.get("handedBack"):
+        lines.append(handed_back(result["handedBack"]))
     return "\n".join(lines)
+
+
+def handed_back(changed: dict) -> str:
+    """What the person changed while the tab was theirs, in one line."""
+    url, title = changed.get("url") or {}, changed.get("title") or {}
+    parts = [f"navigated to {url.get('after')}" if changed.get("navigated") else "same URL"]
+    if title.get("before") != title.get("after"):
+        parts.append(f"title now {_quoted(title.get('after') or '')}")
+    if "linesAdded" in changed:
+        parts.append(f"{changed['linesAdded']} lines added, {changed['linesRemoved']} removed")
+    return "a person had the tab and gave it back: " + ", ".join(parts)
+
+
+def handoff(result: dict) -> str:
+    link = (result.get("liveView") or {}).get("url")
+    return (
+        f"tab {result.get('tabId')} is now a person's: {result['handoff']['reason']}\n"
+        f"give them this live view (one use): {link}\n"
+        "acts on the tab answer HANDOFF_ACTIVE until they give it back; then act again"
+    )
 
 
 def webmcp_tools(result: dict) -> str:

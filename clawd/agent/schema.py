@@ -145,6 +145,12 @@ ACTIONS: dict[str, ActionSpec] = {
         ("POST", "/hooks/dialog"),
         ("accept", "promptText", "dialogId"),
     ),
+    "handoff": ActionSpec(
+        "Hand the tab to a person (a login, CAPTCHA, payment): gives a live-view link for "
+        "them; acts on it answer HANDOFF_ACTIVE until they give it back.",
+        ("POST", "/handoff"),
+        ("reason",),
+    ),
 }
 
 # act: its fields are the act table's; a field act shares with another action (url, ref,

@@ -292,6 +292,12 @@ class BrowserTool:
         )
         return render.dialog(result, a["accept"]), None
 
+    def _handoff(self, a: dict) -> tuple[str, None]:
+        result = self.client.hand_off(
+            a["reason"], target_id=a.get("targetId"), profile=a.get("profile")
+        )
+        return render.handoff(result), None
+
     def _act(self, a: dict) -> tuple[str, None]:
         fields = {acts.snake(k): v for k, v in a.items() if k not in ("kind", "profile")}
         result = self.client.act(a["kind"], profile=a.get("profile"), **fields)

@@ -491,6 +491,35 @@ class Client(Transport, ActMethods, WebMethods):
     ) -> dict:
         return self._post(f"/storage/{segment(kind)}/clear", profile, target_id=target_id)
 
+    def save_state(
+        self,
+        path: str | None = None,
+        origins: list[str] | None = None,
+        encrypt: bool | None = None,
+        target_id: str | None = None,
+        *,
+        profile: str | None = None,
+    ) -> dict:
+        """Cookies and each origin's storage to a storageState file under $CLAWD_HOME/state."""
+        return self._post(
+            "/state/save", profile, path=path, origins=origins, encrypt=encrypt, target_id=target_id
+        )
+
+    def load_state(
+        self, path: str, target_id: str | None = None, *, profile: str | None = None
+    ) -> dict:
+        """A storageState file (clawd's or Playwright's) into the profile."""
+        return self._post("/state/load", profile, path=path, target_id=target_id)
+
+    def hand_off(
+        self, reason: str, target_id: str | None = None, *, profile: str | None = None
+    ) -> dict:
+        """The tab becomes a person's until give_back(); the answer has a live-view link."""
+        return self._post("/handoff", profile, reason=reason, target_id=target_id)
+
+    def give_back(self, target_id: str | None = None, *, profile: str | None = None) -> dict:
+        return self._post("/handoff/done", profile, target_id=target_id)
+
     # -- settings -------------------------------------------------------------------------------
     def set_offline(
         self, offline: bool, target_id: str | None = None, *, profile: str | None = None

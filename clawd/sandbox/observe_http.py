@@ -1,7 +1,9 @@
 """Serving /observe/<token>/...: the one-time viewer page, the live frames of the profile's active
 tab (Page.startScreencast as server-sent events), and for sandbox profiles noVNC's files and
 websocket proxied to the container's websockify, which alone talks to its x11vnc (never published).
-The token is the credential here (a browser cannot send clawd's bearer token); tokens.py decides."""
+A tab handed to a person (clawd/page/handoff.py) is the one shown, with its reason, and the page's
+POST giveback returns it. The token is the credential here (a browser cannot send clawd's bearer
+token); tokens.py decides."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import socket
 import time
 
 from clawd import errors
+from clawd.page import handoff
 from clawd.sandbox import tokens as observe_tokens
 
 log = logging.getLogger("clawd.sandbox")
@@ -25,6 +28,8 @@ MAX_STREAM = 3600.0
 # viewer's first requests come before it listens
 NOVNC_WAIT = 15.0
 _PASS_HEADERS = ("Sec-WebSocket-Key", "Sec-WebSocket-Version", "Sec-WebSocket-Protocol")
+_POSTED = ("giveback", "input")  # the hand-off's controls: the rest answers GET
+MAX_INPUT = 4096
 
 
 def serve(handler, method: str, path: str) -> int:
@@ -36,9 +41,9 @@ def serve(handler, method: str, path: str) -> int:
     handler.close_connection = True
     try:
         service.request_guard.check(method, handler.headers)  # Host check: DNS rebinding
-        if method != "GET":
-            raise errors.MethodNotAllowed("observe pages answer GET only")
         token, rest = _split(path)
+        if method != ("POST" if rest in _POSTED else "GET"):
+            raise errors.MethodNotAllowed("observe pages answer GET (giveback and input: POST)")
         store = service.observe_tokens
         if rest == "":
             item = store.claim(token)
@@ -46,6 +51,10 @@ def serve(handler, method: str, path: str) -> int:
         item = store.check(token, _cookie(handler.headers.get("Cookie")))
         if rest == "frames":
             return _frames(handler, service, item)
+        if rest == "giveback":
+            return _give_back(handler, service, item)
+        if rest == "input":
+            return _input(handler, service, item)
         if item.mode == "vnc" and rest == "websockify":
             return _websocket(handler, service, item)
         if item.mode == "vnc" and rest.startswith("novnc/"):
@@ -117,12 +126,14 @@ def _frames(handler, service, item) -> int:
     handler.wfile.flush()
     stream = _Screencast(browser)
     deadline = time.monotonic() + MAX_STREAM
+    told = ""
     try:
         while time.monotonic() < deadline and not handler.server.draining.is_set():
             if browser.connection.closed:
                 _event(handler, "end", "the browser stopped")
                 break
             stream.follow()
+            told = _tell_handoff(handler, stream.tab, told)
             try:
                 data = stream.frames.get(timeout=KEEPALIVE)
             except queue.Empty:
@@ -134,6 +145,56 @@ def _frames(handler, service, item) -> int:
         pass  # the viewer went away
     finally:
         stream.stop()
+    return 200
+
+
+def _tell_handoff(handler, tab, told: str) -> str:
+    """A `handoff` event ({tabId, reason, since} or null) when it differs from what was told."""
+    held = tab.state.peek(handoff.HANDOFF) if tab is not None else None
+    active = held.active() if held is not None else None
+    now = json.dumps(active and {"tabId": tab.tab_id, **active})
+    if now != told:
+        _event(handler, "handoff", now)
+    return now
+
+
+def _give_back(handler, service, item) -> int:
+    """The live view's control: the tab the person holds is the agent's again."""
+    tab = _held(handler, service, item)
+    return _json(handler, {"ok": True, "tabId": tab.tab_id, "changed": handoff.end(tab)})
+
+
+def _input(handler, service, item) -> int:
+    """The person's click or keys, from the live view to the tab they hold (only that tab, only
+    while it is theirs)."""
+    tab = _held(handler, service, item)
+    length = int(handler.headers.get("Content-Length") or 0)
+    if not 0 < length <= MAX_INPUT:
+        raise errors.InvalidRequest(f"input must be a JSON body of at most {MAX_INPUT} bytes")
+    try:
+        event = json.loads(handler.rfile.read(length))
+    except ValueError:
+        raise errors.InvalidRequest("input must be JSON") from None
+    handoff.person_input(tab, event)
+    return _json(handler, {"ok": True})
+
+
+def _held(handler, service, item):
+    """The tab a person holds in this profile; same-origin callers only (the live view's own
+    script), besides its cookie."""
+    if handler.headers.get("Sec-Fetch-Site", "same-origin") != "same-origin":
+        raise errors.CrossSiteRequest("use the live view itself")
+    browser = service.runtime(item.profile).ensure()
+    tab = handoff.held_tab(browser.tabs())
+    if tab is None:
+        raise errors.HandoffNotActive("no tab of this profile is handed to a person")
+    return tab
+
+
+def _json(handler, answer: dict) -> int:
+    body = json.dumps(answer).encode()
+    _head(handler, 200, "application/json", len(body))
+    handler.wfile.write(body)
     return 200
 
 
@@ -153,8 +214,11 @@ class _Screencast:
         self._unsubscribe = None
 
     def follow(self) -> None:
-        tab = self.browser.last_used or next(
-            (t for t in self.browser.tabs() if t.type == "page"), None
+        tabs = self.browser.tabs()
+        tab = (
+            handoff.held_tab(tabs)
+            or self.browser.last_used
+            or next((t for t in tabs if t.type == "page"), None)
         )
         if tab is None or tab is self.tab:
             return

@@ -13,6 +13,7 @@ from typing import Any
 
 from clawd import errors, route_fields
 from clawd.fields import Field, read_fields
+from clawd.page import handoff
 
 Endpoint = Callable[["Request"], Any]
 
@@ -153,6 +154,7 @@ class Request:
         tab = self.browser().resolve(key if key is not None else self.target_key())
         if usable:
             tab.check_usable()
+        handoff.check(tab, self.method, self.path)  # a person's tab: 409 to what changes it
         self.tab_used = tab.tab_id
         return tab
 

@@ -23,6 +23,7 @@ ARGS = {  # the least each action needs to reach the service
     "navigate": {"url": "http://127.0.0.1:1/"},
     "upload": {"paths": ["a.txt"]},
     "dialog": {"accept": True},
+    "handoff": {"reason": "log in"},
     "webmcp": {"tool": "add"},  # a call; without tool it lists (GET /webmcp/tools)
 }
 

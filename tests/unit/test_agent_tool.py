@@ -84,6 +84,7 @@ def test_the_single_schema_is_valid_json_schema_with_every_action():
         "pdf",
         "upload",
         "dialog",
+        "handoff",
         "act",
         "webmcp",
     ]

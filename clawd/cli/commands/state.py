@@ -1,11 +1,12 @@
-"""Browser state of the current page: cookies and local/session storage."""
+"""Browser state: the page's cookies and local/session storage, and the profile's state as a
+portable file (`state save|load`, Playwright's storageState shape)."""
 
 from __future__ import annotations
 
 import argparse
 
 from clawd.cli import output
-from clawd.cli.commands import Invocation, UsageError, command, either, group
+from clawd.cli.commands import Invocation, UsageError, command, either, group, route_help
 
 
 def cookies(inv: Invocation) -> None:
@@ -64,7 +65,41 @@ def storage_clear(inv: Invocation) -> None:
     )
 
 
+def save_state(inv: Invocation) -> None:
+    a = inv.args
+    result = inv.client.save_state(
+        a.path, origins=a.origin or None, encrypt=a.encrypt or None, target_id=inv.target()
+    )
+    output.emit(inv, result, output.render_fields)
+
+
+def load_state(inv: Invocation) -> None:
+    result = inv.client.load_state(inv.args.path, target_id=inv.target())
+    output.emit(inv, result, output.render_fields)
+
+
+def _state(sub) -> None:
+    _, actions = group(sub, "state", "save or load the profile's cookies and storage as a file")
+    p = command(actions, "save", save_state, "write cookies and storage to a file", tab=True)
+    p.add_argument(
+        "path", metavar="PATH", nargs="?", help=route_help("POST", "/state/save", "path")
+    )
+    p.add_argument(
+        "--origin",
+        action="append",
+        metavar="ORIGIN",
+        help="an origin whose storage to save, such as https://example.com (repeatable; "
+        "default: the open tabs')",
+    )
+    p.add_argument(
+        "--encrypt", action="store_true", help=route_help("POST", "/state/save", "encrypt")
+    )
+    p = command(actions, "load", load_state, "restore cookies and storage from a file", tab=True)
+    p.add_argument("path", metavar="PATH", help=route_help("POST", "/state/load", "path"))
+
+
 def add_parsers(sub) -> None:
+    _state(sub)
     p, actions = group(
         sub, "cookies", "list, set or clear cookies", required=False, func=cookies, tab=True
     )

@@ -8,6 +8,7 @@ import time
 from clawd import acts, errors
 from clawd.deadline import remaining
 from clawd.fields import read_fields
+from clawd.page import handoff
 from clawd.page.act import actions, dialogs, downloads, filechooser
 from clawd.page.act import input as pinput
 from clawd.page.act.guard import Guarded
@@ -56,6 +57,8 @@ def act(req: Request) -> dict:
         )
     check_targets(action, tab)
     answer = act_answer(tab, action, actions.run(_context(req, tab), action))
+    if (handed_back := handoff.take_report(tab)) is not None:  # what a person changed, once
+        answer["handedBack"] = handed_back
     return as_asked(answer, _wrapped(req))  # title, dialogs, results: the page's words
 
 

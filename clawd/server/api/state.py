@@ -1,10 +1,11 @@
 """Browser state of the current page: cookies, localStorage and sessionStorage. With wrap=true
 (for an agent) a value is wrapped as untrusted content and names, keys and domains sanitized:
-a page writes them all."""
+a page writes them all. POST /state/save and /state/load: the profile's state as a portable file
+(clawd/page/state/portable.py, state_file.py)."""
 
 from __future__ import annotations
 
-from clawd.page.state import storage
+from clawd.page.state import portable, state_file, storage
 from clawd.server.answers import tab_answer
 from clawd.server.routing import Request
 from clawd.untrusted_fields import as_asked
@@ -57,3 +58,27 @@ def storage_clear(req: Request) -> dict:
     storage.storage_name(kind)
     tab = req.tab()
     return tab_answer(tab, kind=kind, cleared=storage.storage_clear(tab, kind))
+
+
+def save_state(req: Request) -> dict:
+    """Cookies and each origin's storage to a storageState file under $CLAWD_HOME/state."""
+    tab = req.tab()
+    judge = req.service.guard.verdict
+    state, skipped = portable.collect(req.browser(), tab, req.args.get("origins"), judge)
+    home = req.service.layout.home
+    key = home / state_file.KEY_FILE if req.args.get("encrypt", False) else None
+    written = state_file.write(home / "state", req.args.get("path"), state, key)
+    origins = [o["origin"] for o in state["origins"]]
+    return tab_answer(
+        tab, **written, cookies=len(state["cookies"]), origins=origins, skipped=skipped
+    )
+
+
+def load_state(req: Request) -> dict:
+    """A storageState file (clawd's or Playwright's) restored into the profile.
+    It is checked whole first: a corrupt or foreign file is a 400 that changes nothing."""
+    home = req.service.layout.home
+    state, sealed = state_file.read(home / "state", req.args["path"], home / state_file.KEY_FILE)
+    tab = req.tab()
+    applied = portable.apply(req.browser(), tab, state, req.service.guard.verdict)
+    return tab_answer(tab, encrypted=sealed, **applied)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from clawd import errors
+from clawd.page import handoff
 from clawd.page.state import navigation
 from clawd.page.state.navigation import navigate
 from clawd.server.answers import tab_answer
@@ -65,6 +66,7 @@ def tab_action(req: Request) -> dict:
         return {"ok": True, **tab.to_dict(active=True)}
     tab = _by_index(browser, req.args.get("index"))
     if action == "close":
+        handoff.check(tab, req.method, req.path)  # a person's tab is closed by them alone
         browser.close_tab(tab)
         return {"ok": True, "closed": tab.tab_id}
     if action == "select":
