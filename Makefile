@@ -27,6 +27,10 @@ bench: install-bench chromium browserless widgets
 	$(PY) bench/pool.py
 	$(PY) bench/relay.py
 	$(PY) bench/actionability.py
+	$(PY) bench/agent_steps.py
+	$(PY) bench/webmcp.py
+	$(PY) bench/routing.py
+	$(PY) bench/recording.py
 
 install: $(STAMP)
 

@@ -8,6 +8,7 @@ its threads would share one interpreter lock with the client that measures it.""
 from __future__ import annotations
 
 import argparse
+import json
 import pathlib
 import statistics
 import time
@@ -129,6 +130,71 @@ def service_figures(n: int) -> dict:
         site.close()
 
 
+def effect_figures(n: int) -> dict:
+    """POST /act round trips with `effect` on and off (browser.actEffects), two services side by
+    side on the same fixture page, their calls interleaved: what watching an act costs."""
+    site = Site()
+    services = {on: start_service_process({"browser": {"actEffects": on}}) for on in (True, False)}
+    try:
+        calls = {}
+        for on, running in services.items():
+            calls.update(_effect_calls(running, site, "on" if on else "off"))
+        order = sorted(calls, key=lambda name: name.replace("(off)", "(on)"))  # on, off, on, off
+        samples = interleaved({name: calls[name] for name in order}, n, rounds=max(10, n // 5))
+        return {name: summary(values) for name, values in samples.items()}
+    finally:
+        for running in services.values():
+            running.close()
+        site.close()
+
+
+def _effect_calls(running, site, label: str) -> dict:
+    """A click on inert text, a click that flips a state, typing and evaluate on one tab."""
+    client = running.client()
+    client.start()
+    tab = client.open(site.url("/effects/page.html"))
+    refs = {
+        (i["role"], i["name"]): r
+        for r, i in client.snapshot(target_id=tab["tabId"])["refs"].items()
+    }
+    http = RawHttp(running.url, client.token)
+    query = f"/act?targetId={tab['tabId']}"
+
+    def act(**body):
+        payload = json.dumps(body)
+        return lambda: http("POST", query, payload)
+
+    return {
+        f"click inert heading ({label})": act(kind="click", ref=refs[("heading", "Effects")]),
+        f"click menu button ({label})": act(kind="click", ref=refs[("button", "Menu")]),
+        f"type 3 chars ({label})": act(kind="type", ref=refs[("textbox", "Name")], text="abc"),
+        f"evaluate () => 1 ({label})": act(kind="evaluate", fn="() => 1"),
+    }
+
+
+def effects_table(figures: dict) -> None:
+    rows = []
+    for name, on in figures.items():
+        if name.endswith("(on)"):
+            off = figures[name[: -len("(on)")] + "(off)"]
+            added = (on["p50"] - off["p50"]) / off["p50"] * 100
+            rows.append(
+                [
+                    name[: -len(" (on)")],
+                    off["p50"],
+                    on["p50"],
+                    f"{added:+.1f} %",
+                    off["p99"],
+                    on["p99"],
+                ]
+            )
+    print_table(
+        "act latency with effects off and on (ms, interleaved; browser.actEffects)",
+        ["act", "p50 off", "p50 on", "p50 added", "p99 off", "p99 on"],
+        rows,
+    )
+
+
 def idle_rss(running) -> float:
     """RSS of the service's process, Chromium excluded (it runs in processes of its own)."""
     return round(psutil.Process(running.proc.pid).memory_info().rss / 2**20, 1)
@@ -203,7 +269,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=500)
     parser.add_argument("--json")
+    parser.add_argument("--effects", action="store_true", help="only act latency, effects on/off")
     args = parser.parse_args()
+    if args.effects:
+        effects = effect_figures(args.n)
+        effects_table(effects)
+        write_json(args.json, {"effects": effects})
+        return
     figures = service_figures(args.n)
     bare = figures["bare Target.activateTarget (websocket-client)"]["p50"]
     rows = [

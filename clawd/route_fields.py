@@ -107,6 +107,7 @@ SNAPSHOT_CURSOR = {
         STR,
         "the `next` of a truncated snapshot: its following lines, with the same refs",
     ),
+    "delta": opt(BOOL, "only the lines changed since the tab's last snapshot"),
 }
 
 FETCH_BODY = {
@@ -240,6 +241,11 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
                 "browser.vision.enabled decides",
             ),
             "maxSide": opt(integer(16, 2000), "longest side of the image, in pixels"),
+            "ifChanged": opt(
+                BOOL,
+                "unchanged: true and no image when the pixels are those of the tab's last "
+                "screenshot of the same shape",
+            ),
         }
     ),
     ("POST", "/pdf"): RouteFields(body={**TARGET, "landscape": opt(BOOL, "landscape orientation")}),

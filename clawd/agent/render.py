@@ -106,8 +106,13 @@ def snapshot(result: dict, cap: int) -> str:
     stats = result.get("stats") or {}
     if stats.get("refs") is not None:
         head += f" ({stats['refs']} refs)"
-    more = f"\n[more lines: snapshot with cursor={result['next']}]" if result.get("next") else ""
-    return f"{head}\n{text}{more}"
+    if result.get("unchanged"):
+        return f"{head}\nunchanged since the last snapshot (its refs hold)"
+    if result.get("delta"):  # lines marked + added, - removed, ~ changed, under their parent's
+        head += " delta: + added, - removed, ~ changed"
+    if result.get("next"):  # on the header: the text keeps its cap and its closing marker
+        head += f" [more lines: snapshot with cursor={result['next']}]"
+    return f"{head}\n{text}"
 
 
 def cut(text: str, cap: int) -> str:
@@ -191,6 +196,7 @@ def act(result: dict, voice: Voice = MODEL) -> str:
     """Where the page is, what the action answered (the act table's answer fields), a batch's
     results, then only what needs attention."""
     lines = [voice.head(result)]
+    lines += [effect(result["effect"])] if "effect" in result else []
     lines += [
         f"{name}: {value_text(result[name])}" for name in acts.ANSWER_FIELDS if name in result
     ]
@@ -250,9 +256,54 @@ def webmcp_call(result: dict) -> str:
     return "\n".join([lines[0], *said, *lines[1:]])
 
 
+def effect(found: dict) -> str:
+    """An act's effect (docs/actions.md) in one line: `effect: navigated to https://... (200);
+    focus e5; changed +1: + listitem "Item 201"`, or `effect: none`."""
+    parts = _went(found)
+    values = found.get("value")
+    for v in values if isinstance(values, list) else [values] if values else []:
+        parts.append(f"{v.get('ref')} {_json(v.get('before'))} -> {_json(v.get('after'))}")
+    if found.get("focus"):
+        parts.append(f"focus {found['focus']}")
+    if found.get("changed"):
+        parts.append(_changed(found["changed"]))
+    return "effect: " + ("; ".join(parts) or "none")
+
+
+def _went(found: dict) -> list[str]:
+    """Where the act took the tab: a navigation, tabs, a dialog, a download."""
+    parts = []
+    nav = found.get("navigated")
+    if nav:
+        status = f" ({nav['status']})" if nav.get("status") else ""
+        parts.append(f"navigated to {nav.get('to')}{status}")
+    for key, label in (("openedTabs", "opened tab"), ("closedTabs", "closed tab")):
+        if found.get(key):
+            parts.append(f"{label} {', '.join(map(str, found[key]))}")
+    dialog = found.get("dialog")
+    if dialog:
+        parts.append(f"{dialog.get('type')} dialog {_quoted(dialog.get('message', ''))}")
+    if found.get("download"):
+        parts.append(f"download {found['download']}")
+    return parts
+
+
+def _changed(changed: dict) -> str:
+    marks = {"added": "+", "removed": "-", "text": "text ", "state": "state "}
+    counts = " ".join(f"{mark}{changed[k]}" for k, mark in marks.items() if changed.get(k))
+    shown = changed.get("lines") or []
+    return f"changed {counts}" + (": " + "; ".join(shown[:3]) if shown else "")
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _batched(item: dict) -> str:
     """One line a batched action: `- click: ok`, `- type: error REF_STALE: ...`."""
     if item.get("ok", True):
+        if "effect" in item:
+            return f"- {item.get('kind')}: ok; {effect(item['effect'])}"
         return f"- {item.get('kind')}: ok"
     return f"- {item.get('kind')}: error {item.get('code')}: {item.get('error')}"
 

@@ -101,7 +101,7 @@ ACTIONS: dict[str, ActionSpec] = {
     "close": ActionSpec("Close a tab (default: the tab in use)."),
     "snapshot": ActionSpec(
         "Read the page as accessibility text. Elements carry refs such as [ref=e12] "
-        "to act on; take a new snapshot after the page changes.",
+        "to act on; take a new snapshot after the page changes (after an act: what changed).",
         ("GET", "/snapshot"),
         (
             "mode",
@@ -114,6 +114,7 @@ ACTIONS: dict[str, ActionSpec] = {
             "urls",
             "refs",
             "cursor",
+            "delta",
         ),
         narrow={
             "maxChars": {"type": "integer", "minimum": 1, "maximum": MAX_SNAPSHOT_CHARS},

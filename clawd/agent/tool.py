@@ -78,6 +78,7 @@ class BrowserTool:
         self.copy_uploads = copy_uploads
         self._client_factory = client_factory
         self._node_tools: dict[str, BrowserTool] = {}
+        self._acted = False  # the next snapshot is a delta by default (docs/actions.md)
         self._validators = {
             action: jsonschema.Draft202012Validator(parameters_schema(action))
             for action in (None, *ACTIONS)
@@ -215,7 +216,11 @@ class BrowserTool:
         return render.page_state(result), None
 
     def _snapshot(self, a: dict) -> tuple[str, None]:
-        result = self.client.snapshot(profile=a.get("profile"), **snapshot_query(a))
+        query = snapshot_query(a)
+        if "delta" not in a and self._acted and not a.get("cursor"):
+            query["delta"] = True  # after an act, what changed: the model read the rest already
+        self._acted = False
+        result = self.client.snapshot(profile=a.get("profile"), **query)
         return render.snapshot(result, MAX_SNAPSHOT_CHARS), None
 
     def _screenshot(self, a: dict) -> tuple[str, Image | None]:
@@ -301,6 +306,7 @@ class BrowserTool:
     def _act(self, a: dict) -> tuple[str, None]:
         fields = {acts.snake(k): v for k, v in a.items() if k not in ("kind", "profile")}
         result = self.client.act(a["kind"], profile=a.get("profile"), **fields)
+        self._acted = True
         return render.act(result), None
 
 
@@ -359,6 +365,7 @@ def snapshot_query(a: dict) -> dict:
         "max_chars": a.get("maxChars"),
         "refs": a.get("refs"),
         "cursor": a.get("cursor"),
+        "delta": a.get("delta"),
     }
     if a.get("mode") == "efficient":
         query["mode"] = "efficient"

@@ -170,10 +170,12 @@ class Client(Transport, ActMethods, WebMethods):
         quality: int | None = None,
         *,
         describe: bool | None = None,
+        if_changed: bool | None = None,
         profile: str | None = None,
     ) -> dict:
         """describe: the service's vision describers answer words instead of the image (they may
-        take up to 600 s together; the image comes back, with a note, when they all fail)."""
+        take up to 600 s together; the image comes back, with a note, when they all fail).
+        if_changed: `unchanged: true` and no image while the pixels are the tab's last ones."""
         return self._post(
             "/screenshot",
             profile,
@@ -186,6 +188,7 @@ class Client(Transport, ActMethods, WebMethods):
             labels=labels,
             quality=quality,
             describe=describe,
+            if_changed=if_changed,
         )
 
     def pdf(

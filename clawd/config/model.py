@@ -168,6 +168,7 @@ class ProfileConfig:
 class BrowserConfig:
     enabled: bool = True
     evaluate_enabled: bool = True
+    act_effects: bool = True
     webmcp: bool = True
     headless: Tristate = "auto"
     no_sandbox: Tristate = "auto"

@@ -211,7 +211,10 @@ def test_tabs_focus_navigate_close(tool, opened, site):
 def test_status_profiles_console_pdf(tool, opened, client):
     tab_id = opened("/debug/console.html")
     status = body(tool.run({"action": "status"}))
-    assert re.fullmatch(r"profile clawd \(managed\): running, \d+ tabs?, headless", status)
+    assert re.fullmatch(
+        r"profile clawd \(managed\): running, \d+ tabs?, headless, cdp http://127\.0\.0\.1:\d+",
+        status,
+    )
     assert re.fullmatch(
         r"clawd \(managed\): running, \d+ tabs?, default, also named openclaw\n"
         r"user \(existing-session\): stopped, built in: your own browser",

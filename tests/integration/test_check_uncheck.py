@@ -150,7 +150,7 @@ def test_the_cli_has_check_and_uncheck(service, checks):
     cli = functools.partial(cli_of, service)
     status, out, err = cli("check", checks.ref("switch", "Dark mode"), "--target", checks.id)
     assert status == 0, err
-    assert out.splitlines()[1:] == ["checked: true", "changed: false"]
+    assert out.splitlines()[1:] == ["effect: none", "checked: true", "changed: false"]
     status, out, _ = cli("uncheck", checks.ref("switch", "Dark mode"), "--target", checks.id)
     assert status == 0 and "changed: true" in out and checked(checks, "dark") == "false"
     status, _, err = cli("check", checks.ref("button", "Plain button"), "--target", checks.id)

@@ -41,6 +41,7 @@ def snapshot(inv: Invocation) -> None:
         refs=False if a.no_refs else a.refs,
         wrap=a.wrap or None,
         cursor=a.cursor,
+        delta=a.delta or None,
     )
     if a.out:
         _write_snapshot(inv, result, pathlib.Path(a.out))
@@ -89,7 +90,11 @@ def screenshot(inv: Invocation) -> None:
         labels=a.labels,
         quality=a.quality,
         describe=a.describe or None,
+        if_changed=a.if_changed or None,
     )
+    if result.get("unchanged"):
+        output.emit(inv, result, lambda r: "unchanged: the same pixels as the last screenshot")
+        return
     if result.get("described"):
         output.emit(inv, result, lambda r: r["description"])
         return
@@ -162,6 +167,11 @@ def add_parsers(sub) -> None:
         help="print a description in words by the service's vision describers (browser.vision) "
         "instead of the image; when they all fail, the image comes back with a note",
     )
+    p.add_argument(
+        "--if-changed",
+        action="store_true",
+        help=route_help("POST", "/screenshot", "ifChanged"),
+    )
     p = command(sub, "pdf", pdf, "print the page to PDF", tab=True)
     p.add_argument(
         "--out",
@@ -206,6 +216,7 @@ def _snapshot(sub) -> None:
     )
     p.add_argument("--frame", metavar="REF", help=route_help("GET", "/snapshot", "frame"))
     p.add_argument("--cursor", metavar="NEXT", help=route_help("GET", "/snapshot", "cursor"))
+    p.add_argument("--delta", action="store_true", help=route_help("GET", "/snapshot", "delta"))
     p.add_argument(
         "--limit", type=int, metavar="N", help="aria format: at most N nodes (default 500)"
     )

@@ -17,7 +17,7 @@ from typing import Any
 from clawd import acts, errors, keys
 from clawd.acts import Action
 from clawd.browser.tab import Tab
-from clawd.page.act import dialogs, downloads, forms, settle, waits
+from clawd.page.act import dialogs, downloads, effects, forms, settle, waits
 from clawd.page.act import input as pinput
 from clawd.page.act.dialogs import DialogOpened
 from clawd.page.act.guard import Guarded
@@ -25,6 +25,9 @@ from clawd.page.observe import interception
 from clawd.page.state import navigation
 
 NO_DIALOG_CHECK = {"close", "batch"}
+# Kinds whose effect is what the service sees (navigation, tabs, dialogs, downloads) without a
+# watch in the page: an evaluate is one CDP command (issue 16), a closed tab has no page
+UNWATCHED = {"close", "evaluate"}
 STATE = "_pageState"  # an action handler's (url, title) read together with its work
 
 
@@ -33,12 +36,20 @@ class Context:
     """What an action needs besides its arguments: the tab, its browser, the service's settings."""
 
     def __init__(
-        self, tab: Tab, browser, *, default_timeout_ms: int, resolve_ref: Callable | None = None
+        self,
+        tab: Tab,
+        browser,
+        *,
+        default_timeout_ms: int,
+        resolve_ref: Callable | None = None,
+        effects: bool = True,
     ):
         self.tab = tab
         self.browser = browser
         self.default_timeout_ms = default_timeout_ms
         self._resolve_ref = resolve_ref
+        self.effects = effects  # answer each act's `effect` (effects.py)
+        self.watch: effects.Watch | None = None  # the running act's, while it runs
 
     def deadline_for(self, action: Action) -> float:
         timeout = action.args.get("timeoutMs")
@@ -56,7 +67,10 @@ class Context:
 
             self._resolve_ref = resolve_ref
         resolved = self._resolve_ref(self.tab, ref)
-        return pinput.element_for(page, resolved)
+        element = pinput.element_for(page, resolved)
+        if self.watch is not None:
+            self.watch.target(element)
+        return element
 
 
 def run(ctx: Context, action: Action) -> dict:
@@ -73,7 +87,9 @@ def _run_one(ctx: Context, action: Action) -> dict:
     if action.kind not in NO_DIALOG_CHECK:
         dialogs.check_not_blocked(tab)
     page = Guarded.page(tab, ctx.deadline_for(action))  # the act's one guard, handed down
-    before = _Marks(tab, ctx.browser)
+    watch = ctx.effects and action.kind not in UNWATCHED
+    before = Marks(tab, ctx.browser, watch=watch, refs=_refs(action))
+    ctx.watch = before.watch
     blocked, extra = False, {}
     try:
         extra = HANDLERS[action.kind](ctx, action.args, page) or {}
@@ -91,34 +107,78 @@ def _run_one(ctx: Context, action: Action) -> dict:
                 "new page (kind wait, url or loadState) and take a new snapshot"
             ) from None
         raise
+    finally:
+        ctx.watch = None
+        effects.done(tab)
     if action.kind == "close":
-        return {"closed": True, **extra}
+        closed = {"effect": {"closedTabs": [tab.tab_id]}} if ctx.effects else {}
+        return {"closed": True, **extra, **closed}
     return respond(ctx, before, page.deadline, extra, blocked=blocked)
 
 
-class _Marks:
+class Marks:
     """Counters taken before an action, so the response reports only what the action caused."""
 
-    def __init__(self, tab: Tab, browser):
+    def __init__(self, tab: Tab, browser, *, watch: bool = False, refs: bool = False):
         self.started = time.monotonic()
         tracker = settle.tracker_of(tab)
         self.requests, self.windows = tracker.seq, tracker.windows
         self.dialogs = dialogs.state(tab).opened_count
         self.downloads = downloads.mark(browser)
         self.navigations = navigation.navigation_log(tab).requested
+        self.url = tab.url
+        # an act on refs starts its watch with its first element's value read (effects.py)
+        self.watch = effects.Watch(tab, browser, deferred=refs) if watch else None
+
+
+def _refs(action: Action) -> bool:
+    """Whether the act resolves a ref before it touches the page."""
+    return any(action.args.get(name) for name in ("ref", "startRef", "fields"))
 
 
 def respond(
-    ctx: Context, before: _Marks, deadline: float, extra: dict, *, blocked: bool = False
+    ctx: Context, before: Marks, deadline: float, extra: dict, *, blocked: bool = False
 ) -> dict:
     """Settle, then the page's state after the action (docs/actions.md), `extra` after url and
     title."""
     known = extra.pop(STATE, None)  # (url, title) the action already read
     page = _settled(ctx, before, deadline, known, blocked)
-    return {**page, **extra, **_aftermath(ctx, before, blocked)}
+    answer = {**page, **extra, **_aftermath(ctx, before, blocked)}
+    if ctx.effects:
+        answer["effect"] = _effect(ctx, before, answer, deadline)
+    return answer
 
 
-def _settled(ctx: Context, before: _Marks, deadline: float, known, blocked: bool) -> dict:
+def _effect(ctx: Context, before: Marks, answer: dict, deadline: float) -> dict:
+    """The act's effect (effects.py): its watch read here if the page-state read did not."""
+    watch, tab = before.watch, ctx.tab
+    if watch is not None and not watch.read and _readable(tab):
+        _page_state(tab, deadline, watch)  # an act that read the state itself (evaluate)
+    navigated = _navigated(tab, before, answer)
+    return effects.effect(watch, answer, navigated=navigated, browser=ctx.browser)
+
+
+def _readable(tab: Tab) -> bool:
+    return not (tab.closed.is_set() or dialogs.state(tab).pending)
+
+
+def _navigated(tab: Tab, before: Marks, answer: dict) -> dict | None:
+    """{from, to, status} when the act took the tab to another URL or document; `document`
+    (dropped from the answer) says the page the act started on is gone."""
+    requested = navigation.navigation_log(tab).requested > before.navigations
+    url = answer.get("url") or tab.url
+    if not requested and url == before.url:
+        return None
+    found = {"from": before.url, "to": url}
+    status = settle.tracker_of(tab).document_status(before.requests)
+    if status is not None:
+        found["status"] = status
+    watch = before.watch  # its page gone: another document
+    found["document"] = status is not None or (watch is not None and watch.seen is None)
+    return found
+
+
+def _settled(ctx: Context, before: Marks, deadline: float, known, blocked: bool) -> dict:
     """The page's url and title once what the action started (a navigation, popups, requests)
     has settled."""
     tab, state = ctx.tab, dialogs.state(ctx.tab)
@@ -126,28 +186,29 @@ def _settled(ctx: Context, before: _Marks, deadline: float, known, blocked: bool
     # A renderer round trip first (reading the state): the network events the action caused
     # come down the same pipe, so once it answered and the event queue is drained, we know
     # whether the action started any requests.
+    watch = before.watch
     if known is not None and not state.pending:
         tab.url, tab.title = known
         page = {"url": tab.url, "title": tab.title}
     else:
-        page = _page_state(tab, deadline)
+        page = _page_state(tab, deadline, watch)
     if blocked or tab.closed.is_set() or state.pending:  # read again: reading the page
         return page  # may have met a dialog
     tab.session.connection.events.flush(max(0.05, min(1.0, deadline - time.monotonic())))
     if navigation.navigation_log(tab).requested > before.navigations:  # a link, a form submit
         _wait_navigation(tab, before, deadline)
-        page = _page_state(tab, deadline)
+        page = _page_state(tab, deadline, watch)
     if tracker.windows > before.windows:
         settle.wait_for_popups(
             ctx.browser, tab, before.started, tracker.windows - before.windows, deadline
         )
     if tracker.seq > before.requests:
         tracker.settle(before.requests, deadline)
-        page = _page_state(tab, deadline)
+        page = _page_state(tab, deadline, watch)
     return page
 
 
-def _aftermath(ctx: Context, before: _Marks, blocked: bool) -> dict:
+def _aftermath(ctx: Context, before: Marks, blocked: bool) -> dict:
     """What the action left that needs attention: opened tabs, dialogs, downloads, refusals."""
     tab, state, answer = ctx.tab, dialogs.state(ctx.tab), {}
     opened = ctx.browser.tabs_opened_since(before.started, opener=tab)
@@ -169,33 +230,38 @@ def _aftermath(ctx: Context, before: _Marks, blocked: bool) -> dict:
     return answer
 
 
-def _wait_navigation(tab: Tab, before: _Marks, deadline: float) -> None:
+def _wait_navigation(tab: Tab, before: Marks, deadline: float) -> None:
     """The navigation the action asked for, up to its new document's DOMContentLoaded (bounded like
     the settle), so the state reported is the new page's and not the one the action left."""
     log = navigation.navigation_log(tab)
     log.wait_settled(before.navigations, min(deadline, time.monotonic() + settle.SETTLE_LIMIT))
 
 
-def _page_state(tab: Tab, deadline: float) -> dict:
+def _page_state(tab: Tab, deadline: float, watch: effects.Watch | None = None) -> dict:
+    """The tab's url and title read from the page; with a watch, its reading and its targets'
+    values in the same round trip (effects.py)."""
     if tab.closed.is_set():
         return {"url": tab.url, "title": tab.title, "closed": True}
     if dialogs.state(tab).pending:
         return {"url": tab.url, "title": tab.title}
+    value = None
     try:
         page = Guarded.page(tab, max(deadline, time.monotonic() + 0.5))
-        value = (
-            page.call(
-                "Runtime.evaluate",
-                {"expression": "[location.href, document.title]", "returnByValue": True},
-            )
-            .get("result", {})
-            .get("value")
-        )
+        if watch is not None:
+            replies = page.calls(watch.state_calls(tab.session), errors_as_values=True)
+            value = watch.took(replies, tab.session)
+        if value is None:  # no watch, or its document went away: the state alone
+            value = _evaluate(page, "[location.href, document.title]")
     except (errors.ClawdError, DialogOpened):
         value = None
     if isinstance(value, list) and len(value) == 2:
         tab.url, tab.title = value
     return {"url": tab.url, "title": tab.title}
+
+
+def _evaluate(page: Guarded, expression: str):
+    reply = page.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+    return reply.get("result", {}).get("value")
 
 
 def _run_batch(ctx: Context, action: Action) -> dict:
@@ -204,7 +270,7 @@ def _run_batch(ctx: Context, action: Action) -> dict:
         time.monotonic() + action.args["timeoutMs"] / 1000 if "timeoutMs" in action.args else None
     )
     results = []
-    before = _Marks(ctx.tab, ctx.browser)
+    before = Marks(ctx.tab, ctx.browser)
     for child in action.children:
         if batch_deadline is not None and time.monotonic() >= batch_deadline:
             results.append(_failure(child, errors.ActTimeout("the batch ran out of time")))

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
+from clawd.page.act import effects
 from clawd.page.act.dialogs import DialogOpened, DialogState, state
 
 # A page call blocked behind a dialog is noticed within this long (its reply, when the dialog is
@@ -51,10 +52,17 @@ class Guarded:
             raise DialogOpened()
         if self.deadline - time.monotonic() <= 0:
             raise errors.ActTimeout(f"the action ran out of time before {calls[0][0]}")
+        calls, keepers = effects.riding(self.tab, self.session, calls)  # the act's watch
         session = self.session
         sent = session.send_many(calls) if len(calls) > 1 else [session.send(*calls[0])]
         try:
-            return [_result(dialogs, p, self.deadline, errors_as_values) for p in sent]
+            replies = [
+                _result(dialogs, p, self.deadline, errors_as_values or i < len(keepers))
+                for i, p in enumerate(sent)
+            ]
+            for keep, reply in zip(keepers, replies):
+                keep(reply)
+            return replies[len(keepers) :]
         except BaseException:
             for pending in sent:
                 pending.discard()

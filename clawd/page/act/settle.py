@@ -24,6 +24,7 @@ class RequestTracker:
         self.seq = 0  # requests started so far
         self.last_change = time.monotonic()
         self.windows = 0  # Page.windowOpen events so far
+        self._document: tuple[int, int] | None = None  # (seq, HTTP status) of the main document
 
     def started(self, session_id, params: dict) -> None:
         key = (session_id, params.get("requestId"))
@@ -41,6 +42,21 @@ class RequestTracker:
                 self._forget_old(now)
             self.last_change = now
             self._cond.notify_all()
+
+    def responded(self, session_id, params: dict, main_frame: str) -> None:
+        """A response came: a main-frame document's status is kept for the act's `effect`."""
+        if params.get("type") != "Document" or params.get("frameId") != main_frame:
+            return
+        with self._cond:
+            started = self._inflight.get((session_id, params.get("requestId")))
+            if started is not None:
+                self._document = (started[0], (params.get("response") or {}).get("status"))
+
+    def document_status(self, since_seq: int) -> int | None:
+        """The HTTP status of the main frame's document requested after `since_seq`, if any."""
+        with self._cond:
+            found = self._document
+        return found[1] if found is not None and found[0] > since_seq else None
 
     def finished(self, session_id, params: dict) -> None:
         with self._cond:
@@ -125,6 +141,9 @@ class NetworkHook:
         session.on("Network.requestWillBeSent", lambda p: tracker.started(sid, p))
         session.on("Network.loadingFinished", lambda p: tracker.finished(sid, p))
         session.on("Network.loadingFailed", lambda p: tracker.finished(sid, p))
+        if not child:
+            main = tab.target_id
+            session.on("Network.responseReceived", lambda p: tracker.responded(sid, p, main))
         session.on(
             "Page.frameStoppedLoading", lambda p: tracker.frame_stopped(sid, p.get("frameId"))
         )

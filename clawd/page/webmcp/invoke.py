@@ -169,7 +169,7 @@ def call(
     validate_input(tool, given)
     deadline = time.monotonic() + timeout
     ctx = actions.Context(tab, browser, default_timeout_ms=default_timeout_ms)
-    before = actions._Marks(tab, browser)
+    before = actions.Marks(tab, browser)
     invocation = _invoke(tab, tool, given, deadline)
     try:
         blocked = _wait(tab, invocation, deadline)

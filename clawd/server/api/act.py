@@ -37,7 +37,10 @@ _HIGHLIGHT = """function(ms, label) {
 
 def _context(req: Request, tab=None) -> actions.Context:
     return actions.Context(
-        tab or req.tab(), req.browser(), default_timeout_ms=req.config.browser.action_timeout_ms
+        tab or req.tab(),
+        req.browser(),
+        default_timeout_ms=req.config.browser.action_timeout_ms,
+        effects=req.config.browser.act_effects,
     )
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from clawd import errors
+from clawd.browser.tab import StateKey
 from clawd.page.observe import capture, vision
 from clawd.page.snapshot.refs import resolve_ref
 from clawd.page.state.navigation import navigate as navigate_tab
@@ -51,10 +54,27 @@ def screenshot(req: Request) -> dict:
     )
     width, height = capture.image_size(data)
     answer = tab_answer(tab, type=kind, width=width, height=height)
+    same = _same_as_last(tab, (kind, a.get("quality"), clip, a.get("fullPage"), max_side), data)
+    if same and a.get("ifChanged"):
+        return {**answer, "unchanged": True}
     suffix = ".jpg" if kind == "jpeg" else ".png"
     if describe:
         return {**answer, **_described(req, data, suffix)}
     return {**answer, **req.service.media.save("screenshot", suffix, data)}
+
+
+LAST_SHOT = StateKey("screenshot.last", lambda tab: {})
+
+
+def _same_as_last(tab, shape: tuple, data: bytes) -> bool:
+    """Whether `data` is the tab's last screenshot of the same shape (format, quality, clip, size),
+    by a hash of the encoded bytes: Chromium encodes the same pixels to the same bytes, and
+    hashing 1 MB costs about a millisecond where decoding the PNG costs tens. Keeps this one."""
+    digest = hashlib.sha256(data).digest()
+    last = tab.state[LAST_SHOT]
+    same = last.get("shape") == shape and last.get("digest") == digest
+    last.update(shape=shape, digest=digest)
+    return same
 
 
 def _describing(req: Request) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from clawd import errors
 from clawd.fields import read_fields
-from clawd.page.snapshot import axtree
+from clawd.page.snapshot import axtree, delta
 from clawd.page.snapshot import build as snapshot
 from clawd.route_fields import SNAPSHOT_CURSOR, SNAPSHOT_QUERY
 from clawd.server.answers import tab_answer
@@ -61,12 +61,32 @@ def get_snapshot(req: Request) -> dict:
         body = snapshot.more(tab, cursor, asked.get("maxChars"), options.timeout_ms)
         return as_asked(tab_answer(tab, **body), options.wrap, WRAPPED["ai"])
     if options.format == "aria":
+        if asked.get("delta"):
+            raise errors.InvalidRequest("delta=true compares format=ai snapshots")
         body, shape = axtree.take(tab, options), "aria"
     else:
-        body, shape = snapshot.take(tab, options), "ai"
+        body, shape = _ai(tab, options, asked.get("delta", False)), "ai"
         if options.labels:
             body.update(_labels(req, tab, body["refs"], timeout_ms=options.timeout_ms))
     return as_asked(tab_answer(tab, **body), options.wrap, WRAPPED[shape])
+
+
+def _ai(tab, options: snapshot.Options, asked_delta: bool) -> dict:
+    """A format=ai snapshot, kept as the tab's latest; with delta=true, only what changed since
+    the one before (page/snapshot/delta.py)."""
+    document = delta.ask_document(tab)
+    try:
+        body = snapshot.take(tab, options)
+    except BaseException:
+        document.discard()
+        raise
+    return delta.answer(
+        tab,
+        body,
+        scope=delta.scope_of(options),
+        document=delta.document_of(document, options.timeout_ms / 1000),
+        asked=asked_delta,
+    )
 
 
 def labelled_screenshot(req: Request, tab) -> dict:

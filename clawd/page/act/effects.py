@@ -1,0 +1,345 @@
+"""What an action did, as a person would have noticed it: the `effect` of an act
+answer. A watch starts in the page as the act starts (sent, not waited for: the act's own calls
+queue behind it in the same pipe), is read by the evaluate that already reads the page's state
+after the settle, and is folded with what the service saw (navigation, tabs, dialogs, downloads)."""
+
+from __future__ import annotations
+
+import importlib.resources
+import secrets
+import threading
+import weakref
+
+from clawd import errors
+from clawd.browser.tab import StateKey, Tab
+from clawd.page.snapshot import inject
+
+GLOBAL = 'globalThis[Symbol.for("clawd.effect")]'
+MARKS = {"added": "+", "removed": "-", "text": "~", "state": "~"}  # of a changed line
+TARGET_WAIT = 0.5  # a value read already sent: its reply is in, or the page is gone
+
+# The target's value or checked state, the same function before and after the act. A password's
+# value is never read back: its length says whether it changed.
+_VALUE = """function() {
+  const e = this, tag = e.tagName;
+  if (tag === 'INPUT' && (e.type === 'checkbox' || e.type === 'radio')) return {checked: e.checked};
+  if (tag === 'INPUT' && e.type === 'password') return {value: '*'.repeat(e.value.length)};
+  if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') return {value: e.value};
+  if (e.isContentEditable) return {value: e.innerText};
+  const aria = ['aria-checked', 'aria-pressed', 'aria-expanded', 'aria-selected']
+    .filter(a => e.hasAttribute(a)).map(a => [a.slice(5), e.getAttribute(a)]);
+  return aria.length ? Object.fromEntries(aria) : null;
+}"""
+
+# Roles whose element can have a value or a checked, pressed, expanded or selected state: the
+# target of an act on any other (a link, a heading, text) is not read before and after
+VALUED = {
+    "textbox", "searchbox", "combobox", "listbox", "option", "checkbox", "radio", "switch",
+    "slider", "spinbutton", "button", "menuitemcheckbox", "menuitemradio", "tab", "treeitem",
+    "gridcell", "row", "generic",
+}  # fmt: skip
+
+_SOURCE: str | None = None
+
+
+def _source() -> str:
+    """effects.js without its leading comment: one expression making the watch's functions."""
+    global _SOURCE
+    if _SOURCE is None:
+        text = (importlib.resources.files("clawd.page.act") / "effects.js").read_text("utf-8")
+        _SOURCE = text[text.index("(function") :].strip()
+    return _SOURCE
+
+
+class Installed:
+    """The worlds (execution contexts of a session) that have the watch's script: a new document's
+    world has a new context id, so one listed still has it."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._contexts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def add(self, session, context: int) -> bool:
+        """Whether `context` had the script already; it has from now on."""
+        with self._lock:
+            known = self._contexts.setdefault(session, set())
+            if context in known:
+                return True
+            if len(known) > 256:
+                known.clear()
+            known.add(context)
+            return False
+
+
+INSTALLED = Installed()
+
+
+class Ahead:
+    """A tab's watch calls that ride in front of the act's next call to the same session (one
+    write, no message of their own), and those sent alone whose replies are not in yet."""
+
+    def __init__(self):
+        self.unsent: list[tuple] = []  # (session, method, params, keep(reply))
+        self.pending: list = []
+
+    def reset(self) -> None:
+        for pending in self.pending:
+            pending.discard()
+        self.unsent, self.pending = [], []
+
+    def take(self, session) -> list[tuple]:
+        mine = [u for u in self.unsent if u[0] is session]
+        self.unsent = [u for u in self.unsent if u[0] is not session]
+        return mine
+
+    def flush(self) -> None:
+        """Every call sent and answered: Chrome runs Input.* in the browser process and Runtime.*
+        in the renderer, so input sent behind them could reach the page first (seen: a Tab key
+        press moved the focus before the watch began)."""
+        while self.unsent:
+            session = self.unsent[0][0]
+            mine = self.take(session)
+            sent = session.send_many([(m, p) for _, m, p, _ in mine])
+            for (*_, keep), pending in zip(mine, sent):
+                keep(_wait(pending))
+        while self.pending:
+            _wait(self.pending.pop(0))
+
+
+AHEAD = StateKey("act.effects.ahead", lambda tab: Ahead())
+
+
+def riding(tab: Tab, session, calls: list[tuple[str, dict | None]]) -> tuple[list, list]:
+    """`calls` with the watch's unsent calls for `session` in front, and what keeps each of their
+    replies (guard.py sends them all in one write). Before input, they are sent and answered
+    first instead."""
+    ahead = tab.state.peek(AHEAD)
+    if ahead is None or not (ahead.unsent or ahead.pending):
+        return calls, []
+    if calls[0][0].startswith("Input."):
+        ahead.flush()
+        return calls, []
+    mine = ahead.take(session)
+    return [(m, p) for _, m, p, _ in mine] + calls, [keep for *_, keep in mine]
+
+
+def done(tab: Tab) -> None:
+    """The act is over: nothing of its watch rides on later calls."""
+    ahead = tab.state.peek(AHEAD)
+    if ahead is not None:
+        ahead.reset()
+
+
+class Target:
+    """An element the act worked on, and its value or state before (a reply, or a Pending)."""
+
+    def __init__(self, element):
+        self.ref, self.session, self.object_id = element.ref, element.session, element.object_id
+        self.before = None
+        self.after = None
+
+    def keep_before(self, reply) -> None:
+        self.before = reply
+
+    def old(self):
+        if self.before is not None and not isinstance(self.before, dict):
+            self.before = _wait(self.before)
+        return _value(self.before)
+
+
+class Watch:
+    """One act's look at its page: started before the act touches the page, read with the page
+    state after it. The page's watch stops at the next act's start (or by itself, effects.js):
+    a stop of its own was one more message every act."""
+
+    def __init__(self, tab: Tab, browser, *, deferred: bool = False):
+        self.tab = tab
+        self.url = tab.url
+        self.tabs = {t.tab_id for t in _tabs(browser)}
+        self.token = secrets.token_hex(4)
+        self.seen: dict | None = None  # what the page's watch reported, once read
+        self.read = False
+        self.targets: list[Target] = []
+        self.context: int | None = None  # clawd's world in the page, once started
+        self._ahead = tab.state[AHEAD]
+        self._ahead.reset()
+        # the start rides on the act's first call to the page (its first target's value read,
+        # when it acts on a ref)
+        self.started = not deferred
+        if not deferred:
+            self._ahead.unsent.append((tab.session, *self._start(), _ignore))
+
+    def _start(self) -> tuple[str, dict]:
+        """The watch's start; the script itself only into a world that has not had it (6 KB a
+        message cost 0.5-1 ms of an act)."""
+        # clawd's world, where a snapshot's refs live (the page's own when none was made), asked
+        # as the watch starts: in an act on a ref, resolving it has just read Runtime's events
+        self.context = inject.WORLDS.get(self.tab.session, self.tab.target_id, 0.05)
+        call = f"start('{self.token}')"
+        if self.context is None or not INSTALLED.add(self.tab.session, self.context):
+            return "Runtime.evaluate", self._params(
+                f"({GLOBAL} || ({GLOBAL} = {_source()}())).{call}"
+            )
+        return "Runtime.evaluate", self._params(f"{GLOBAL}.{call}")
+
+    def _params(self, expression: str) -> dict:
+        params = {"expression": expression, "returnByValue": True}
+        if self.context is not None:
+            params["contextId"] = self.context
+        return params
+
+    def target(self, element) -> None:
+        """The element the act works on: its value read before the act's next call reaches it,
+        in the same write (and the watch started, if it waited for this)."""
+        target = Target(element)
+        self.targets.append(target)
+        if not self.started:
+            self.started = True
+            self._ahead.unsent.append((self.tab.session, *self._start(), _ignore))
+        if element.role and element.role not in VALUED:
+            return  # nothing to compare: one command less
+        read = _value_params(element.object_id)
+        self._ahead.unsent.append(
+            (element.session, "Runtime.callFunctionOn", read, target.keep_before)
+        )
+
+    def state_calls(self, session) -> list[tuple[str, dict]]:
+        """The page-state read (`[url, title, reading]`) and the value reads of the targets in
+        `session`, to be sent together: one round trip."""
+        read = f"({GLOBAL} ? {GLOBAL}.read('{self.token}') : null)"
+        page = self._params(f"[location.href, document.title, {read}]")
+        reads = [
+            ("Runtime.callFunctionOn", _value_params(t.object_id)) for t in self._valued(session)
+        ]
+        return [("Runtime.evaluate", page), *reads]
+
+    def _valued(self, session) -> list[Target]:
+        """The targets in `session` that have a value to compare (not a heading, a button)."""
+        return [t for t in self.targets if t.session is session and t.old() is not None]
+
+    def took(self, replies: list, session) -> list | None:
+        """The replies of state_calls(): keeps the watch's reading and the targets' values after;
+        the page's `[url, title]`, or None when the read failed (its document went away)."""
+        first = replies[0]
+        if isinstance(first, Exception) or "exceptionDetails" in first:
+            return None
+        value = first.get("result", {}).get("value")
+        if not isinstance(value, list) or len(value) != 3:
+            return None
+        self.read, self.seen = True, value[2]
+        for target, reply in zip(self._valued(session), replies[1:]):
+            target.after = reply
+        return value[:2]
+
+    def values(self) -> list[dict]:
+        """`{ref, before, after}` of each target whose value or state the act changed."""
+        changed = []
+        for target in self.targets:
+            old = target.old()
+            if old is None:
+                continue
+            if target.after is None:  # a target in another session (an iframe's): asked now
+                params = _value_params(target.object_id)
+                target.after = _wait(target.session.send("Runtime.callFunctionOn", params))
+            new = _value(target.after)
+            if new is not None and old != new:
+                changed.append({"ref": target.ref, "before": _plain(old), "after": _plain(new)})
+        return changed
+
+
+def _ignore(reply) -> None:
+    pass
+
+
+def _value_params(object_id: str) -> dict:
+    return {"functionDeclaration": _VALUE, "objectId": object_id, "returnByValue": True}
+
+
+def _wait(pending):
+    try:
+        return pending.result(TARGET_WAIT)
+    except errors.ClawdError:
+        pending.discard()
+        return None
+
+
+def _value(reply) -> dict | None:
+    if not isinstance(reply, dict) or "exceptionDetails" in reply:
+        return None
+    return reply.get("result", {}).get("value")
+
+
+def _plain(value: dict):
+    """{value: 'x'} as 'x', {checked: true} as true; several states as they are."""
+    return next(iter(value.values())) if len(value) == 1 else value
+
+
+def _tabs(browser) -> list:
+    try:
+        return browser.tabs()
+    except (errors.ClawdError, AttributeError):
+        return []
+
+
+def line(item: list) -> str:
+    """A watch's line `[kind, role, name, ref]` as a snapshot line with its kind's mark."""
+    kind, role, name, ref = item
+    text = f'{MARKS.get(kind, "~")} {role}' + (f' "{name}"' if name else "")
+    return text + (f" [ref={ref}]" if ref else "")
+
+
+def effect(watch: Watch | None, answer: dict, *, navigated: dict | None, browser) -> dict:
+    """The act's `effect` from its watch and its answer (openedTabs, dialogs, downloads): only
+    what happened, or `{none: true}`."""
+    out: dict = {}
+    if navigated:
+        out["navigated"] = navigated
+    if answer.get("openedTabs"):
+        out["openedTabs"] = [t.get("tabId") for t in answer["openedTabs"]]
+    if watch is not None:
+        closed = sorted(watch.tabs - {t.tab_id for t in _tabs(browser)})
+        if closed:
+            out["closedTabs"] = closed
+    dialogs = answer.get("dialogs") or {}
+    shown = (dialogs.get("handled") or []) + (dialogs.get("pending") or [])
+    if shown and answer.get("blockedByDialog") or dialogs.get("handled"):
+        out["dialog"] = {k: shown[-1].get(k) for k in ("type", "message")}
+    if answer.get("downloads"):
+        out["download"] = answer["downloads"][0].get("suggestedFilename") or answer["downloads"][
+            0
+        ].get("url")
+    if watch is not None:
+        out.update(_seen(watch, cross_document=bool(navigated and navigated.get("document"))))
+    if navigated:
+        navigated.pop("document", None)
+    return out or {"none": True}
+
+
+def _seen(watch: Watch, *, cross_document: bool) -> dict:
+    """What the page's watch saw: focus, values, changed content (none of it after the act left
+    the document: that page is gone)."""
+    out: dict = {}
+    values = watch.values()
+    if values and not cross_document:
+        out["value"] = values[0] if len(values) == 1 else values
+    seen = watch.seen if not cross_document else None
+    if not seen:
+        return out
+    if seen.get("focus") and not _expected_focus(seen["focus"], watch):
+        role, name, ref = seen["focus"]
+        out["focus"] = ref or line(["state", role, name, ""])[2:]
+    counts = {k: seen.get(k, 0) for k in ("added", "removed", "text", "state")}
+    if any(counts.values()):
+        out["changed"] = {
+            **{k: n for k, n in counts.items() if n},
+            "lines": [line(item) for item in seen.get("lines", [])],
+        }
+    return out
+
+
+def _expected_focus(focus: list, watch: Watch) -> bool:
+    """Focus on what the act clicked or typed into (or on the iframe holding it) is no news."""
+    role, _, ref = focus
+    targets = {target.ref for target in watch.targets}
+    in_frame = any(t[:1] == "f" for t in targets)  # a frame's ref: f1e3
+    return ref in targets or (role == "iframe" and in_frame)
