@@ -1,7 +1,8 @@
 """Quick names audit: every name the snapshot walker computes the short way (clawd/page/snapshot/
-js/quickname.js) compared, in the page, with Playwright's general algorithm for the same element,
-over the corpus pages. Not a test (tests/integration/test_snapshot_quickname.py checks the test
-site's pages): the check to run after changing which content quickname.js takes.
+js/quickname.js) compared, in the page, with the walker's general algorithm (js/walker.js,
+accname 1.2) for the same element, over the corpus pages. Not a test (tests/integration/
+test_snapshot_quickname.py checks the test site's pages): the check to run after changing which
+content quickname.js takes.
 
     .venv/bin/python bench/quickname_audit.py [--only NAME] [--show 5]
 

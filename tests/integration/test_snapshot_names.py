@@ -78,7 +78,9 @@ def test_names_the_walker_vouches_for_are_chromes_and_ask_chrome_nothing(
     body, named = beside_chrome(client, service, tab, site.url("/snapshot/vouched.html"))
     text = body["snapshot"]
     differ = mismatches(named)
-    assert differ == [], "\n".join(map(repr, differ))
+    # a clickable generic named only by its title: Chrome gives it no name, its line and ref carry
+    # the title, as Playwright's ai mode prints it (issue 35)
+    assert [d[1:] for d in differ] == [("generic", "Generic title", "")], differ
     assert body["stats"]["chromeNames"] == 0, (body["stats"], text)
     names = {(info["role"], info["name"]) for info in body["refs"].values()}
     for expected in (
@@ -125,8 +127,8 @@ def test_names_the_walker_vouches_for_are_chromes_and_ask_chrome_nothing(
         ("navigation", "Inline label"),
     ):
         assert expected in names, (expected, text)
-    # Chrome names no generic element: a title on one is no name
-    assert '"Generic title"' not in text, text
+    # Chrome names no generic element, but the title is all an agent has of a clickable one
+    assert '- generic "Generic title" [ref=' in text, text
 
 
 @pytest.mark.parametrize("query", ["", "?open"])

@@ -25,7 +25,8 @@ def script() -> str:
         parts = [
             (files / name).read_text(encoding="utf-8")
             for name in (
-                "playwright_aria.js",
+                "walker.js",
+                "render.js",
                 "snapshot.js",
                 "names.js",
                 "content.js",
@@ -91,10 +92,10 @@ def preload(session: Session) -> None:
     """Have Chrome run the script in clawd's world of every document the session's target makes
     from now on, iframes too, as the document starts (Page.addScriptToEvaluateOnNewDocument; once
     a session, the reply not waited for). Chrome takes a CDP message in at about 70 us a KB, so
-    sending the 135 KB script cost 8-10 ms every cold snapshot and every iframe walked; this way
-    it is sent once a tab, after the tab's first snapshot (a tab never snapshotted pays nothing).
-    The world is the one Page.createIsolatedWorld hands back by name: no universal access
-    either (tests/integration/test_snapshot_preload.py)."""
+    sending the script (then 135 KB, 105 KB now) cost 8-10 ms every cold snapshot and every
+    iframe walked; this way it is sent once a tab, after the tab's first snapshot (a tab never
+    snapshotted pays nothing). The world is the one Page.createIsolatedWorld hands back by name:
+    no universal access either (tests/integration/test_snapshot_preload.py)."""
     if INJECTED.first_preload(session):
         session.send_and_forget(
             "Page.addScriptToEvaluateOnNewDocument", {"source": script(), "worldName": WORLD}

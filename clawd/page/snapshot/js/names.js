@@ -45,6 +45,9 @@ function clawdNoteName(node, element, name) {
     node.fullName = term;
     node.certain = true;
   }
+  if (!node.certain && titledGeneric(element, node.role) && hasPointerCursor(node)) {
+    node.certain = true;   // Chrome names no generic; a clickable one keeps its title (Playwright's ai mode)
+  }
   if (!node.certain && (titledGeneric(element, node.role) || captionedFigure(element))) {
     node.chromeName = "";
     node.certain = true;

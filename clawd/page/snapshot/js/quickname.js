@@ -1,5 +1,5 @@
-// Playwright's name from content (getTextAlternativeInternal and innerAccumulatedElementText in
-// playwright_aria.js), computed the short way for a link, button, heading or cell whose content
+// The name from content (accname 1.2 step 2F, walker.js's contentName, as Playwright computes it),
+// computed the short way for a link, button, heading or cell whose content
 // takes none of the algorithm's detours: no labels, roles, owned elements, shadow roots, form
 // controls or images inside, only text and text-level or block HTML elements with plain
 // attributes. The walk is the same (children in order, ::before and ::after, blocks and line
@@ -8,14 +8,14 @@
 // such element, a cell's links again for the cell and for each link. Measured: the general way's
 // names were 20-25 % of the walker in CPU profiles of wikipedia and lifehacker (the style and
 // pseudo-element reads among it, which the walk needs anyway); warm, the walker on big.html is
-// 21 % faster this way. Anything else is left to Playwright's code: quickName gives null.
+// 21 % faster this way. Anything else is left to walker.js's general algorithm: quickName gives null.
 // bench/quickname_audit.py and tests/integration/test_snapshot_quickname.py compare the two.
 
 const QUICK_TOPS = new Set(["a", "button", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th"]);
 const QUICK_CONTENT = new Set([...PHRASING, "a", "button", "br", "label", "div", "p", "h1", "h2", "h3", "h4",
   "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd"]);
 
-// What getElementAccessibleName(element, false) gives, {text, elements}, or null.
+// What computeAccessibleNameComposite(element, false) gives, {text, elements}, or null.
 function quickName(element, role) {
   if (!QUICK_TOPS.has(element.localName) || element.namespaceURI !== HTML_NS)
     return null;
@@ -86,7 +86,7 @@ function labelledButton(element) {
 // Audit mode (bench/quickname_audit.py, the quickname test): the general algorithm's answer
 // beside the quick one, each difference kept.
 function auditQuickName(element, quick) {
-  const full = computeAccessibleNameComposite(element, false, true);
+  const full = computeAccessibleNameComposite(element, false);
   const ours = [...quick.elements], theirs = [...(full.elements || [])];
   clawd.quickAudit.count++;
   if (full.text !== quick.text || ours.length !== theirs.length || ours.some((e, i) => e !== theirs[i]))

@@ -1,7 +1,7 @@
-// clawd's glue around the vendored Playwright aria code (playwright_aria.js, evaluated first in
-// the same isolated world, then this file, names.js and content.js). Builds the tree in the
-// page, lists the nodes whose names must come from Chrome's accessibility tree (names.js decides
-// which), then renders once Python has put Chrome's names in.
+// The snapshot's steps in the page, around clawd's walker (walker.js and render.js, evaluated first
+// in the same isolated world, then this file, names.js, content.js and quickname.js). Builds the
+// tree in the page, lists the nodes whose names must come from Chrome's accessibility tree
+// (names.js decides which), then renders once Python has put Chrome's names in.
 // State lives in this world's global `__clawd`, one per document: refs of the latest snapshot.
 
 const clawd = globalThis.__clawd = {
@@ -16,7 +16,7 @@ const clawd = globalThis.__clawd = {
   probed: new WeakSet(),       // elements Python already looked at for a closed shadow root
   candidates: [],
   packed: "",                  // a long answer, until Python has fetched its slices
-  auditQuickNames: false,      // quickname.js checks each quick name against Playwright's (tests)
+  auditQuickNames: false,      // quickname.js checks each quick name against walker.js's (tests)
   quickAudit: { count: 0, general: 0, differ: [] },
 };
 
@@ -275,10 +275,8 @@ clawd.render = function (names, withNth) {
   const clock = clawdClock();
   const refs = collectRefs(snapshot.root, withNth, lookup);
   clock("refs");
-  const { json, iframeDepths } = renderAriaTreeAsJSON(snapshot, publicOptions);
-  clock("json");
-  const text = renderAriaSnapshotAsYaml(json);
-  clock("yaml");
+  const { text, iframeDepths } = renderAriaTree(snapshot, publicOptions);
+  clock("text");
   clawd.snapshot = null;
   const page = [location.href, document.title, document.readyState, document.baseURI];
   const iframes = Object.keys(iframeDepths);
