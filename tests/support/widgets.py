@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import mimetypes
-import os
 import pathlib
 import shutil
 import subprocess
@@ -54,11 +53,7 @@ ASSETS = (
 
 
 def cache_dir() -> pathlib.Path:
-    if os.environ.get("CLAWD_WIDGETS_DIR"):
-        return pathlib.Path(os.environ["CLAWD_WIDGETS_DIR"])
-    if os.environ.get("CLAWD_CI_CACHE"):
-        return pathlib.Path(os.environ["CLAWD_CI_CACHE"]) / "widgets"
-    return pathlib.Path.home() / ".cache" / "clawd-test" / "widgets"
+    return npm.cache_dir("widgets", "CLAWD_WIDGETS_DIR")
 
 
 def _specs() -> list[str]:
