@@ -14,10 +14,10 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import time
 
+import agent_browser
 from common import ROOT, Site, print_table, start_service, write_json
 
 from clawd import errors
@@ -193,38 +193,13 @@ def run(client, site, task: zoo.Task, *, delta: bool) -> dict:
 
 
 # -- agent-browser's `snapshot --delta` on the same steps ----------------------------------------
-AGENT_BROWSER = "agent-browser@0.41.2"
-
-
-def agent_browser() -> list[str]:
-    """agent-browser's CLI from the npm registry, installed once into a cache outside the tree
-    (as tests/support/widgets.py does), run on this machine's Chromium (it cannot download its
-    own browser here)."""
-    root = pathlib.Path(
-        os.environ.get("CLAWD_AGENT_BROWSER_DIR")
-        or pathlib.Path.home() / ".cache" / "clawd-test" / "agent-browser"
-    )
-    binary = root / "node_modules" / ".bin" / "agent-browser"
-    if not binary.exists():
-        root.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--prefix", str(root), AGENT_BROWSER],
-            check=True,
-        )
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or "chromium"
-    os.environ.setdefault("AGENT_BROWSER_EXECUTABLE_PATH", chromium)
-    os.environ.setdefault("AGENT_BROWSER_ARGS", "--no-sandbox")  # run as root here
-    return [str(binary), "--session", "clawd-bench"]
-
-
 def run_agent_browser(cli: list[str], site, task: zoo.Task) -> dict:
     """The task's steps with agent-browser: `snapshot --delta` after every act (its first is
     full), refs found in its first snapshot (its refs hold across snapshots); characters read =
     what its CLI printed after each command."""
 
     def say(*args: str) -> str:
-        done = subprocess.run([*cli, *args], capture_output=True, text=True, timeout=60)
-        return done.stdout
+        return agent_browser.say(cli, *args)
 
     path = task.page if task.page.startswith("/") else zoo.PAGES + task.page
     say("open", site.url(path))
@@ -291,7 +266,7 @@ def main() -> None:
                 "delta": run(client, site, task, delta=True),
             }
         if args.agent_browser:
-            cli = agent_browser()
+            cli = agent_browser.command("clawd-bench")
             for task in tasks:
                 if task in PAGE_TASKS or task.page.startswith("/corpus/"):
                     results[task.key]["agentBrowser"] = run_agent_browser(cli, site, task)

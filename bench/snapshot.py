@@ -2,17 +2,27 @@
 page.aria_snapshot(mode="ai") on the same pages in the same Chromium, cold (each timed snapshot
 follows a reload), median of N each. Not a test: prints a table, optionally writes JSON.
 
-    .venv/bin/python bench/snapshot.py [--pages DIR] [--runs 5] [--only NAME] [--json OUT]
+    .venv/bin/python bench/snapshot.py [--corpus DIR] [--runs 5] [--only NAME] [--json OUT]
+        [--no-agent-browser]
 
 Pages: shared/corpus/pages/*.html plus big.html/small.html from make_synthetic.py, served from
 127.0.0.1; Chromium resolves every other host to nothing (--host-resolver-rules).
 
 The `walk` column is the part of clawd's time spent in the main document's walker (clawd/page/
-snapshot/js: scan, Playwright's generateAriaTree with clawd's patches, distill, refs and text,
+snapshot/js: scan, walker.js's tree, render.js's distill, refs and text,
 from the walker's performance.now() clock, read after each timed snapshot): the work both
 contenders do. `walk/pw` is that over Playwright's whole snapshot, a floor for the ratio no work
 outside the walker can go under. Iframes are walked too (each its own document, its own walker
 injected), and their time is in `clawd`, not in `walk`.
+
+agent-browser's `snapshot -i` (npm agent-browser, bench/agent_browser.py; left out with
+--no-agent-browser or when it cannot be installed) runs in a browser of its own (the same
+Chromium binary, the same flags for outside hosts): `ab` is the wall time of one
+`agent-browser snapshot -i` call, the CLI process an agent runs, after an `open` of the page (which
+waits for its load), median of N; `abchars` what it printed. `clawd/ab` is clawd's time over it,
+`chars/ab` and `eff/ab` clawd's default and efficient snapshots' characters over its. The
+efficient snapshot stops at 10000 characters (page/snapshot/build.py's EFFICIENT) and
+`snapshot -i` has no limit: on a big page `eff/ab` is mostly that cap.
 """
 
 from __future__ import annotations
@@ -29,6 +39,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import agent_browser
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -47,6 +59,7 @@ CORPUS = next(
     ROOT.parent / "shared" / "corpus",
 )
 RESOLVER = "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"
+AB_SESSION = "clawd-bench-snapshot"
 
 
 class BlockedCount(logging.Handler):
@@ -133,7 +146,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--json", type=pathlib.Path)
+    parser.add_argument(
+        "--no-agent-browser",
+        action="store_true",
+        help="leave out agent-browser's snapshot -i (npm agent-browser)",
+    )
     args = parser.parse_args()
+    ab = None if args.no_agent_browser else agent_browser_cli()
 
     from playwright.sync_api import sync_playwright
 
@@ -147,16 +166,56 @@ def main() -> None:
         browser = pw.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
         pw_page = browser.contexts[0].new_page()
         tab = client.open(site.url("/" + pages[0]))
-        for name in pages:
-            url = site.url("/" + name)
-            before = blocked.count
-            rows.append(measure(client, running, tab, pw_page, url, name, args.runs))
-            rows[-1]["blocked"] = blocked.count - before
-            print_row(rows[-1])
+        print(HEADER, flush=True)
+        try:
+            for name in pages:
+                url = site.url("/" + name)
+                before = blocked.count
+                rows.append(measure(client, running, tab, pw_page, url, name, args.runs))
+                rows[-1]["blocked"] = blocked.count - before
+                if ab:
+                    rows[-1].update(measure_agent_browser(ab, url, args.runs, rows[-1]))
+                print_row(rows[-1])
+        finally:
+            if ab:
+                agent_browser.say(ab, "close")
         browser.close()
     summary(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
+
+
+def agent_browser_cli() -> list[str] | None:
+    """agent-browser's argv for this benchmark's session (its browser resolving 127.0.0.1 only,
+    as clawd's), or None, said, when npm or the install is not there."""
+    try:
+        cli = agent_browser.command(AB_SESSION, ["--disable-quic", RESOLVER])
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"agent-browser unavailable ({exc}): its columns are left out", flush=True)
+        return None
+    agent_browser.say(cli, "close")  # a daemon left over would keep its old launch flags
+    return cli
+
+
+def measure_agent_browser(cli: list[str], url: str, runs: int, row: dict) -> dict:
+    """agent-browser's `snapshot -i` on the page: wall time of the CLI call after an `open` of the
+    page, median of `runs`; its characters; clawd's row over them."""
+    times, text = [], ""
+    for _ in range(runs):
+        agent_browser.say(cli, "open", url)
+        seconds, text = timed(lambda: agent_browser.say(cli, "snapshot", "-i"))
+        times.append(seconds)
+    if not text:
+        print(f"  {row['page']}: agent-browser printed no snapshot", flush=True)
+        return {}
+    ab_ms = statistics.median(times) * 1000
+    return {
+        "agent_browser_ms": round(ab_ms, 1),
+        "agent_browser_ratio": round(row["clawd_ms"] / ab_ms, 3),
+        "agent_browser_chars": len(text),
+        "chars_ratio": round(row["clawd_chars"] / len(text), 3),
+        "efficient_ratio": round(row["efficient_chars"] / len(text), 3),
+    }
 
 
 def walker_ms(running, tab_id: str) -> float:
@@ -204,30 +263,66 @@ def measure(client, running, tab, pw_page, url: str, name: str, runs: int) -> di
     }
 
 
+# (key, title, format) of each column after the page's name; agent-browser's last five
+COLUMNS = (
+    ("clawd_ms", "clawd", "8.1f"),
+    ("playwright_ms", "pw", "8.1f"),
+    ("ratio", "ratio", "6.2f"),
+    ("walk_ms", "walk", "7.1f"),
+    ("walk_ratio", "walk/pw", "7.2f"),
+    ("clawd_chars", "chars", "8.0f"),
+    ("playwright_chars", "pwchars", "8.0f"),
+    ("efficient_chars", "eff", "6.0f"),
+    ("chrome_names", "chrome", "6.0f"),
+    ("blocked", "blocked", "7.0f"),
+    ("agent_browser_ms", "ab", "8.1f"),
+    ("agent_browser_ratio", "clawd/ab", "8.2f"),
+    ("agent_browser_chars", "abchars", "8.0f"),
+    ("chars_ratio", "chars/ab", "8.2f"),
+    ("efficient_ratio", "eff/ab", "6.2f"),
+)
+HEADER = f"{'page':46s} " + " ".join(
+    f"{title:>{spec.split('.')[0]}s}" for _, title, spec in COLUMNS
+)
+
+
 def print_row(row: dict) -> None:
-    print(
-        f"{row['page']:46s} {row['clawd_ms']:8.1f} {row['playwright_ms']:8.1f} {row['ratio']:6.2f} "
-        f"{row['walk_ms']:7.1f} {row['walk_ratio']:7.2f} "
-        f"{row['clawd_chars']:8d} {row['playwright_chars']:8d} {row['efficient_chars']:6d} "
-        f"{row['chrome_names']:5d} {row['blocked']:7d}",
-        flush=True,
+    """One page's line; `-` in a column the row lacks (agent-browser's, when left out)."""
+    cells = (
+        f"{row[key]:{spec}}" if key in row else f"{'-':>{spec.split('.')[0]}s}"
+        for key, _, spec in COLUMNS
     )
+    print(f"{row['page']:46s} " + " ".join(cells), flush=True)
+
+
+def geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
 def summary(rows: list[dict]) -> None:
-    geo = math.exp(sum(math.log(r["ratio"]) for r in rows) / len(rows))
-    print(
-        f"\n{'page':46s} {'clawd':>8s} {'pw':>8s} {'ratio':>6s} {'walk':>7s} {'walk/pw':>7s} "
-        f"{'chars':>8s} "
-        f"{'pwchars':>8s} {'eff':>6s} {'chrome':>5s} {'blocked':>7s}"
-    )
+    """The header again, a geometric-mean row (ratios and sizes alike; chrome and blocked
+    summed), then the headline figures."""
+    print(f"\n{HEADER}")
+    mean = {"page": f"geomean ({len(rows)} pages)"}
+    for key, _, _ in COLUMNS:
+        values = [r[key] for r in rows if r.get(key)]
+        if len(values) == len(rows):  # a column some pages lack (agent-browser's) stays `-`
+            mean[key] = geomean(values)
+    mean["chrome_names"] = sum(r["chrome_names"] for r in rows)
+    mean["blocked"] = sum(r["blocked"] for r in rows)
+    print_row(mean)
     print(
         f"requests refused by the navigation policy (outside hosts; logged at debug): "
-        f"{sum(r['blocked'] for r in rows)}"
+        f"{mean['blocked']}"
     )
-    print(f"geometric-mean ratio clawd/playwright over {len(rows)} pages: {geo:.3f}")
-    floor = math.exp(sum(math.log(r["walk_ratio"]) for r in rows) / len(rows))
-    print(f"geometric-mean walk/playwright (the in-page walker alone): {floor:.3f}")
+    print(f"geometric-mean ratio clawd/playwright over {len(rows)} pages: {mean['ratio']:.3f}")
+    print(f"geometric-mean walk/playwright (the in-page walker alone): {mean['walk_ratio']:.3f}")
+    if "agent_browser_ratio" in mean:
+        print(
+            f"geometric-mean clawd/agent-browser snapshot -i: time "
+            f"{mean['agent_browser_ratio']:.3f}, characters default "
+            f"{mean['chars_ratio']:.3f}, efficient {mean['efficient_ratio']:.3f}"
+        )
 
 
 if __name__ == "__main__":
