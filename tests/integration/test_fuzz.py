@@ -304,6 +304,9 @@ GROUPS = {
     ),
     "settings": _group("/set"),
     "web": _group("/web"),
+    "network-state": _group(
+        "/route", "/routes", "/har", "/record", "/recordings", "/state", "/handoff", "/webmcp"
+    ),
 }
 SAFE_KINDS = [k for k in KINDS if k != "close"]
 
