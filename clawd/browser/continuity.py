@@ -6,8 +6,9 @@ visited, and (restore: tabs) the tabs' URLs with their stable ids and labels. It
 the live browser after each navigation and on a timer (never per request), and puts them back on
 the next connect, before the agent's next call is served:
 - before Browser.setup(), on the bare connection (no tab hooks, nothing in the tab registry):
-  Storage.setCookies, then one scratch tab whose requests are answered by Fetch with an empty
-  page, so each origin's localStorage is written without a request reaching the site;
+  Storage.setCookies, then the scratch tab of page/state/scratch.py (every request answered by
+  clawd, offline besides), so each origin's localStorage is written without a request reaching
+  the site;
 - after setup, the tabs: created through Target.createTarget at their URLs (so the tab hooks and
   the navigation policy see them as any new tab), then given back their old ids and labels.
 A session ended by POST /stop is forgotten, never restored.
@@ -15,7 +16,6 @@ The same thread also sends the optional keep-alive (remote.keepAliveSeconds)."""
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import threading
@@ -27,6 +27,7 @@ from clawd.browser.browser import Browser
 from clawd.cdp.connection import Connection
 from clawd.cdp.session import Session
 from clawd.config.model import RemoteOptions
+from clawd.page.state.scratch import ScratchTab
 
 log = logging.getLogger("clawd.browser")
 
@@ -51,11 +52,6 @@ READ_STORAGE = (
     "JSON.stringify([location.origin, Object.keys(localStorage).map(k => [k, "
     "localStorage.getItem(k)])])"
 )
-WRITE_STORAGE = (
-    "(items => { for (const [k, v] of items) localStorage.setItem(k, v); "
-    "return location.origin; })(%s)"
-)
-BLANK_PAGE = base64.b64encode(b"<!doctype html><title>clawd restore</title>").decode()
 
 
 class StateKeeper:
@@ -262,59 +258,23 @@ def _cookie_param(cookie: dict) -> dict:
 
 
 def _write_storage(connection: Connection, storage: dict[str, dict[str, str]]) -> list[str]:
-    """One scratch tab, every request answered with an empty page by Fetch: navigate it to
-    each origin and write that origin's items. No request reaches the sites."""
-    root = Session(connection)
-    target_id = root.call("Target.createTarget", {"url": "about:blank"}, timeout=CALL_TIMEOUT)[
-        "targetId"
-    ]
+    """The shared scratch tab (page/state/scratch.py) at each origin in turn, writing that
+    origin's items: no request of it reaches a site. The origins written."""
     written = []
-    try:
-        session_id = root.call(
-            "Target.attachToTarget", {"targetId": target_id, "flatten": True}, timeout=CALL_TIMEOUT
-        )["sessionId"]
-        scratch = Session(connection, session_id, target_id)
-
-        def answer(params: dict) -> None:
-            scratch.send(
-                "Fetch.fulfillRequest",
-                {
-                    "requestId": params["requestId"],
-                    "responseCode": 200,
-                    "responseHeaders": [{"name": "Content-Type", "value": "text/html"}],
-                    "body": BLANK_PAGE,
-                },
-            ).discard()
-
-        scratch.on("Fetch.requestPaused", answer)
-        scratch.call("Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, timeout=CALL_TIMEOUT)
+    with ScratchTab(connection, timeout=CALL_TIMEOUT) as scratch:
         for origin, items in storage.items():
             if urllib.parse.urlsplit(origin).scheme not in ("http", "https"):
                 continue
             try:
-                scratch.call("Page.navigate", {"url": origin + "/"}, timeout=CALL_TIMEOUT)
-                expression = WRITE_STORAGE % json.dumps(list(items.items()))
-                got = _evaluate_at(scratch, expression, origin)
+                if not scratch.visit(origin):
+                    log.warning("localStorage of %s not restored: not reached", origin)
+                    continue
+                scratch.write_local(origin, list(items.items()))
             except errors.ClawdError as exc:
                 log.warning("restoring localStorage of %s failed: %s", origin, exc)
                 continue
-            if got == origin:
-                written.append(origin)
-    finally:
-        root.try_call("Target.closeTarget", {"targetId": target_id})
+            written.append(origin)
     return written
-
-
-def _evaluate_at(session: Session, expression: str, origin: str, timeout: float = 3.0):
-    """Evaluate once the scratch tab's document is the origin's (navigate returns at commit;
-    the old document can still answer for a moment)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        answer = session.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
-        got = answer.get("result", {}).get("value")
-        if got == origin or time.monotonic() >= deadline:
-            return got
-        time.sleep(0.02)
 
 
 def _wait_loaded(tab, deadline: float) -> None:

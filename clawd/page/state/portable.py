@@ -5,29 +5,19 @@ are clawd/page/state/state_file.py."""
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
-import time
 from collections.abc import Callable
 
 from clawd import errors
 from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
+from clawd.page.state.scratch import ScratchTab
 from clawd.page.state.state_file import Origin, State, check_origin, origin_of
 
 log = logging.getLogger("clawd.state")
 
 CALL_TIMEOUT = 10.0
-# what a scratch tab's every request is answered with: the origin's document, made by clawd,
-# so reading or writing an origin's storage sends nothing to the site; its icon is inline, else
-# Chromium fetches /favicon.ico from the site itself (measured: outside the Fetch domain)
-BLANK_PAGE = base64.b64encode(
-    b'<!doctype html><link rel="icon" href="data:,"><title></title>'
-).decode()
-
-
-OFFLINE = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
 Judge = Callable[[str], "str | None"]  # a URL -> None when the policy allows it, else why not
 
 
@@ -199,96 +189,15 @@ def _set_item(session: Session, origin: str, name: str, value: str, *, local: bo
     )
 
 
-# -- the scratch tab ------------------------------------------------------------------------------
-class _Scratch:
-    """A tab of its own whose every request clawd answers itself (Fetch.fulfillRequest): it can
-    stand at any origin without a byte sent to the site."""
-
-    def __init__(self, browser):
-        connection = browser.connection
-        self.root = Session(connection)
-        made = self.root.call("Target.createTarget", {"url": "about:blank"}, timeout=CALL_TIMEOUT)
-        self.target_id = made["targetId"]
-        try:
-            self._silence_guard(browser)
-            attached = self.root.call(
-                "Target.attachToTarget",
-                {"targetId": self.target_id, "flatten": True},
-                timeout=CALL_TIMEOUT,
-            )
-            self.session = Session(connection, attached["sessionId"], self.target_id)
-            self.session.on("Fetch.requestPaused", self._answer)
-            self.session.call(
-                "Fetch.enable", {"patterns": [{"urlPattern": "*"}]}, timeout=CALL_TIMEOUT
-            )
-            # and offline: the browser takes this session for a tab too, and its guard may
-            # continue a request before we fulfil it (measured under load): then it goes nowhere
-            self.session.call("Network.enable", timeout=CALL_TIMEOUT)
-            self.session.call("Network.emulateNetworkConditions", OFFLINE, timeout=CALL_TIMEOUT)
-        except BaseException:
-            self.close()
-            raise
-
-    def _silence_guard(self, browser) -> None:
-        """The browser attaches the new tab itself, and its navigation guard pauses the tab's
-        documents there too: its continue could beat our fulfil (measured: the site saw the
-        request in 1 load of 3 under load). Fetch off on that session, once it is set up."""
-        tab = browser.wait_for_tab(self.target_id, CALL_TIMEOUT)
-        if not tab.instrumented.wait(CALL_TIMEOUT):
-            raise errors.CdpTimeout(f"the scratch tab was not set up within {CALL_TIMEOUT:g} s")
-        tab.session.call("Fetch.disable", timeout=CALL_TIMEOUT)
-
-    def _answer(self, params: dict) -> None:
-        self.session.send(
-            "Fetch.fulfillRequest",
-            {
-                "requestId": params["requestId"],
-                "responseCode": 200,
-                "responseHeaders": [{"name": "Content-Type", "value": "text/html"}],
-                "body": BLANK_PAGE,
-            },
-        ).discard()
-
-    def visit(self, origin: str, attempts: int = 3) -> bool:
-        """Stand at `origin`; False when the tab did not get there in `attempts` tries (a try
-        fails when the guard's continue beat our fulfil: offline, the request failed)."""
-        return any(self._visit(origin) for _ in range(attempts))
-
-    def _visit(self, origin: str, timeout: float = 5.0) -> bool:
-        self.session.call("Page.navigate", {"url": origin + "/"}, timeout=CALL_TIMEOUT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                got = self.session.call(
-                    "Runtime.evaluate",
-                    {"expression": "location.origin", "returnByValue": True},
-                    timeout=CALL_TIMEOUT,
-                )
-            except errors.RelayUnsupported:
-                raise
-            except errors.CdpError:  # "Inspected target navigated or closed": the next try
-                got = {}
-            if got.get("result", {}).get("value") == origin:
-                return True
-            time.sleep(0.02)  # navigate answers at commit; the old document can still answer
-        return False
-
-    def close(self) -> None:
-        self.root.try_call("Target.closeTarget", {"targetId": self.target_id})
-
-
+# -- the scratch tab (page/state/scratch.py) ------------------------------------------------------
 def _scratch_read(browser, origins: list[str]) -> dict[str, list[tuple[str, str]]]:
-    scratch = _Scratch(browser)
-    try:
+    with ScratchTab(browser.connection, browser, timeout=CALL_TIMEOUT) as scratch:
         return {o: _items(scratch.session, o, local=True) for o in origins if scratch.visit(o)}
-    finally:
-        scratch.close()
 
 
 def _scratch_write(browser, origins: list[Origin]) -> list[str]:
-    scratch = _Scratch(browser)
     written = []
-    try:
+    with ScratchTab(browser.connection, browser, timeout=CALL_TIMEOUT) as scratch:
         for entry in origins:
             if not scratch.visit(entry.origin):
                 log.warning(
@@ -296,9 +205,6 @@ def _scratch_write(browser, origins: list[Origin]) -> list[str]:
                     entry.origin,
                 )
                 continue
-            for name, value in entry.local:
-                _set_item(scratch.session, entry.origin, name, value, local=True)
+            scratch.write_local(entry.origin, entry.local)
             written.append(entry.origin)
-    finally:
-        scratch.close()
     return written
