@@ -154,3 +154,67 @@ def test_closing_a_recording_tab_drops_its_har(client, har_site):
     client.close_tab(tab["tabId"])
     with pytest.raises(errors.TabNotFound):
         client.har_stop(target_id=tab["tabId"])
+
+
+def test_har_holds_the_cookies_the_network_stack_sent_and_received(
+    client, service, har_site, blank_tab
+):
+    sent_cookie = []
+
+    def login(h):
+        h.send_response(200)
+        h.send_header("Content-Length", "0")
+        h.send_header("Set-Cookie", "sid=s3cret; Path=/; HttpOnly")
+        h.send_header("Set-Cookie", "theme=dark; Path=/; Max-Age=3600")
+        h.send_header("Set-Cookie", "stray=1; Domain=example.com; Path=/")  # refused
+        h.end_headers()
+
+    def whoami(h):
+        sent_cookie.append(h.headers.get("Cookie"))
+        answer(h, 200, "you", "text/plain")
+
+    har_site.route("/net/api/login", login)
+    har_site.route("/net/api/whoami", whoami)
+    tab = blank_tab["tabId"]
+    client.har_start(content="omit", target_id=tab)
+    client.navigate(har_site.url("/net/har.html"), target_id=tab)
+    for path in ("/net/api/login", "/net/api/whoami"):
+        evaluate(service, client, tab, f"load({path!r})")
+    har = json.loads(pathlib.Path(client.har_stop(target_id=tab)["path"]).read_text())
+    assert HarParser(har).pages  # a HAR its readers take
+    by_url = entries_by_url(har)
+    login_response = by_url[har_site.url("/net/api/login")][0]["response"]
+    set_cookies = [h["value"] for h in login_response["headers"] if h["name"] == "Set-Cookie"]
+    assert "sid=s3cret; Path=/; HttpOnly" in set_cookies and len(set_cookies) == 3
+    cookies = {c["name"]: c for c in login_response["cookies"]}
+    assert cookies["sid"]["value"] == "s3cret" and cookies["sid"]["httpOnly"] is True
+    assert cookies["theme"]["expires"].endswith("Z") and "comment" not in cookies["theme"]
+    assert cookies["stray"]["comment"].startswith("not stored")
+    request = by_url[har_site.url("/net/api/whoami")][0]["request"]
+    sent = [h["value"] for h in request["headers"] if h["name"].lower() == "cookie"]
+    assert sent == sent_cookie and "sid=s3cret" in sent[0]  # what the site really got
+    cookie = next(c for c in request["cookies"] if c["name"] == "sid")
+    assert cookie["value"] == "s3cret" and cookie["httpOnly"] is True and cookie["path"] == "/"
+    assert {"sid", "theme"} <= {c["name"] for c in request["cookies"]}
+
+
+def test_har_gives_each_redirect_hop_its_own_cookies(client, service, har_site, blank_tab):
+    har_site.route(
+        "/net/api/hop",
+        lambda h: answer(
+            h, 302, "", headers={"Location": "/net/api/landed", "Set-Cookie": "hop=1; Path=/"}
+        ),
+    )
+    har_site.route("/net/api/landed", lambda h: answer(h, 200, "here", "text/plain"))
+    tab = blank_tab["tabId"]
+    evaluate(service, client, tab, "document.cookie = 'hop=; Max-Age=0; Path=/'")
+    client.har_start(target_id=tab)
+    evaluate(service, client, tab, "load('/net/api/hop')")
+    har = json.loads(pathlib.Path(client.har_stop(target_id=tab)["path"]).read_text())
+    by_url = entries_by_url(har)
+    first = by_url[har_site.url("/net/api/hop")][0]
+    landed = by_url[har_site.url("/net/api/landed")][0]
+    assert [c["name"] for c in first["response"]["cookies"]] == ["hop"]
+    assert "hop" not in {c["name"] for c in first["request"]["cookies"]}
+    assert {c["name"]: c["value"] for c in landed["request"]["cookies"]}["hop"] == "1"
+    assert landed["response"]["cookies"] == []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import email.utils
 import hashlib
 import json
 import mimetypes
@@ -27,14 +28,16 @@ CONTENT_MODES = ("omit", "embed", "attach")
 MAX_ENTRIES = 10_000
 MAX_BODY_BYTES = 64 << 20  # bodies kept in memory until the HAR is written, all together
 BODY_WAIT = 10.0  # at stop, how long bodies still being read may take
+MAX_COOKIE_AGE = 400 * 86400
 
 
 class Exchange:
     """One request hop and what came of it, as the Network events told."""
 
-    def __init__(self, params: dict, page_id: str | None):
+    def __init__(self, params: dict, page_id: str | None, hop: int = 0):
         request = params["request"]
         self.request_id = params["requestId"]
+        self.hop = hop  # its place among the hops of its request id: its ExtraInfo events'
         self.page_id = page_id
         self.wall = params.get("wallTime") or time.time()
         self.started = params.get("timestamp", 0.0)
@@ -50,6 +53,8 @@ class Exchange:
         self.redirect_url = ""
         self.body: tuple[bytes, bool] | None = None  # (bytes, was binary)
         self.note: str | None = None
+        self.sent: dict | None = None  # requestWillBeSentExtraInfo: the headers on the wire
+        self.received: dict | None = None  # responseReceivedExtraInfo: the same, answered
 
     def close(self, response: dict, ended: float, redirect_url: str = "") -> None:
         self.response, self.ended, self.redirect_url = response, ended, redirect_url
@@ -68,6 +73,12 @@ class HarRecorder:
         self.exchanges: list[Exchange] = []
         self.dropped = 0
         self._open: dict[str, Exchange] = {}
+        self._hops: dict[str, int] = {}  # request id -> hops seen (recorded or not)
+        self._skipped: set[str] = set()  # request ids whose latest hop is not recorded
+        self._kept: set[str] = set()  # request ids with a hop recorded
+        # the *ExtraInfo events of a request id, one per hop in order, before or after its
+        # requestWillBeSent; None for a hop not recorded (the order is all that ties them)
+        self._extras: dict[tuple[str, str], list[dict | None]] = {}
         self._body_bytes = 0
         self._readers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="har-body")
         self._pending: list = []
@@ -78,6 +89,8 @@ class HarRecorder:
     # -- events (event thread) ------------------------------------------------------------------
     def on_request(self, session, params: dict) -> None:
         with self._lock:
+            hop = self._hops.get(params["requestId"], 0)
+            self._hops[params["requestId"]] = hop + 1
             previous = self._open.pop(params["requestId"], None)
             if previous is not None and params.get("redirectResponse"):
                 url = params["request"].get("url", "")
@@ -85,13 +98,40 @@ class HarRecorder:
             if self._new_page(params):
                 self._add_page(params["request"].get("url", ""), params.get("wallTime"), params)
             if not self._keep(params["request"].get("url", "")):
+                self._skip(params["requestId"], hop)
                 return
             if len(self.exchanges) >= MAX_ENTRIES:
                 self.dropped += 1
+                self._skip(params["requestId"], hop)
                 return
-            exchange = Exchange(params, self.pages[-1]["id"])
+            self._skipped.discard(params["requestId"])
+            self._kept.add(params["requestId"])
+            exchange = Exchange(params, self.pages[-1]["id"], hop)
             self.exchanges.append(exchange)
             self._open[exchange.request_id] = exchange
+
+    def on_extra(self, kind: str, params: dict) -> None:
+        """The headers (and cookies) a hop really sent or received, kept for its exchange."""
+        request_id = params.get("requestId")
+        with self._lock:
+            held = self._extras.setdefault((kind, request_id), [])
+            held.append(None if request_id in self._skipped else _extra(params))
+
+    def _skip(self, request_id: str, hop: int) -> None:
+        """A hop not recorded: its ExtraInfo, come or to come, is not kept."""
+        self._skipped.add(request_id)
+        for kind in ("request", "response"):
+            held = self._extras.get((kind, request_id))
+            if held is not None and len(held) > hop:
+                held[hop] = None
+
+    def _done(self, request_id: str) -> None:
+        """The request ended: what was held to pair its hops goes, all of it if none was kept."""
+        self._hops.pop(request_id, None)
+        self._skipped.discard(request_id)
+        if request_id not in self._kept:
+            self._extras.pop(("request", request_id), None)
+            self._extras.pop(("response", request_id), None)
 
     def on_response(self, session, params: dict) -> None:
         with self._lock:
@@ -101,6 +141,7 @@ class HarRecorder:
 
     def on_finished(self, session, params: dict) -> None:
         with self._lock:
+            self._done(params["requestId"])
             exchange = self._open.pop(params["requestId"], None)
             if exchange is None:
                 return
@@ -111,6 +152,7 @@ class HarRecorder:
 
     def on_failed(self, session, params: dict) -> None:
         with self._lock:
+            self._done(params["requestId"])
             exchange = self._open.pop(params["requestId"], None)
             if exchange is not None:
                 exchange.ended = params.get("timestamp")
@@ -147,6 +189,10 @@ class HarRecorder:
             page["_started"] = params.get("timestamp")
         self.pages.append(page)
 
+    def _extra_of(self, kind: str, exchange: Exchange) -> dict | None:
+        held = self._extras.get((kind, exchange.request_id)) or ()
+        return held[exchange.hop] if exchange.hop < len(held) else None
+
     # -- bodies (reader threads) ----------------------------------------------------------------
     def _read_body(self, session, exchange: Exchange) -> None:
         try:
@@ -182,7 +228,29 @@ class HarRecorder:
             if self.pages and self.tab.title and self.pages[-1]["title"] == self.tab.url:
                 self.pages[-1]["title"] = self.tab.title
             pages = [{k: v for k, v in p.items() if k != "_started"} for p in self.pages]
+            for exchange in self.exchanges:
+                exchange.sent = self._extra_of("request", exchange)
+                exchange.received = self._extra_of("response", exchange)
             return {"pages": pages, "exchanges": list(self.exchanges), "dropped": self.dropped}
+
+
+def _extra(params: dict) -> dict:
+    """What a HAR takes from an ExtraInfo event: headers, and why cookies went unsent or
+    unstored."""
+    kept = {"headers": params.get("headers") or {}}
+    sent = [
+        c["cookie"] for c in params.get("associatedCookies") or () if not c.get("blockedReasons")
+    ]
+    if sent:
+        kept["cookies"] = sent
+    blocked = {
+        c["cookieLine"]: c["blockedReasons"]
+        for c in params.get("blockedCookies") or ()
+        if c.get("cookieLine") and c.get("blockedReasons")
+    }
+    if blocked:
+        kept["blocked"] = blocked
+    return kept
 
 
 def start(tab, *, content: str = "omit", url_filter: str | None = None) -> dict:
@@ -267,12 +335,13 @@ def _entry(ex: Exchange, content: str, bodies: pathlib.Path | None, root: pathli
 
 
 def _request(ex: Exchange, response: dict) -> dict:
-    headers = response.get("requestHeaders") or ex.headers
+    # the headers on the wire (with the Cookie the network stack added) when Chromium told them
+    headers = (ex.sent or {}).get("headers") or response.get("requestHeaders") or ex.headers
     request = {
         "method": ex.method,
         "url": ex.url,
         "httpVersion": _http_version(response.get("protocol")),
-        "cookies": _cookies(headers.get("Cookie") or headers.get("cookie") or ""),
+        "cookies": _sent_cookies((_header(headers, "cookie") or "").replace("\n", ";"), ex.sent),
         "headers": _headers(headers),
         "queryString": [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(ex.url).query)],
         "headersSize": -1,
@@ -285,12 +354,13 @@ def _request(ex: Exchange, response: dict) -> dict:
 
 
 def _response(ex, response: dict, content: str, bodies, root) -> dict:
-    headers = response.get("headers") or {}
+    # the raw headers hold Set-Cookie, which the page's view of them may lack
+    headers = (ex.received or {}).get("headers") or response.get("headers") or {}
     out = {
         "status": int(response.get("status") or 0),
         "statusText": response.get("statusText") or "",
         "httpVersion": _http_version(response.get("protocol")),
-        "cookies": [],
+        "cookies": _set_cookies(headers, ex),
         "headers": _headers(headers),
         "content": _content(ex, response, content, bodies, root),
         "redirectURL": ex.redirect_url or _header(headers, "location") or "",
@@ -374,9 +444,73 @@ def _header(headers: dict, name: str) -> str | None:
     return next((str(v) for k, v in headers.items() if k.lower() == name), None)
 
 
-def _cookies(header: str) -> list[dict]:
-    pairs = (part.strip().partition("=") for part in header.split(";") if "=" in part)
-    return [{"name": name, "value": value} for name, _, value in pairs]
+def _sent_cookies(header: str, sent: dict | None) -> list[dict]:
+    """The Cookie header's pairs, with the attributes of the stored cookie each one was."""
+    stored = {(c.get("name"), c.get("value")): c for c in (sent or {}).get("cookies", ())}
+    cookies = []
+    for part in header.split(";"):
+        name, equals, value = part.strip().partition("=")
+        if not equals:
+            continue
+        cookie = {"name": name, "value": value}
+        found = stored.get((name, value))
+        if found is not None:
+            cookie.update(path=found.get("path", "/"), domain=found.get("domain", ""))
+            if (found.get("expires") or -1) > 0:
+                cookie["expires"] = _iso(found["expires"])
+            cookie.update(httpOnly=bool(found.get("httpOnly")), secure=bool(found.get("secure")))
+        cookies.append(cookie)
+    return cookies
+
+
+def _set_cookies(headers: dict, ex: Exchange) -> list[dict]:
+    """Each Set-Cookie line as a HAR cookie; one Chromium did not store says why."""
+    blocked = (ex.received or {}).get("blocked", {})
+    lines = (
+        line
+        for name, v in headers.items()
+        if name.lower() == "set-cookie"
+        for line in str(v).split("\n")
+    )
+    cookies = []
+    for line in lines:
+        cookie = _set_cookie(line, ex.wall)
+        if cookie is None:
+            continue
+        if line in blocked:
+            cookie["comment"] = "not stored: " + ", ".join(blocked[line])
+        cookies.append(cookie)
+    return cookies
+
+
+def _set_cookie(line: str, wall: float) -> dict | None:
+    """name=value; Attr=..., as HAR 1.2 writes a cookie (RFC 6265's attributes)."""
+    pair, *attributes = line.split(";")
+    name, equals, value = pair.strip().partition("=")
+    if not equals or not name:
+        return None
+    cookie = {"name": name, "value": value.strip()}
+    for attribute in attributes:
+        key, _, given = attribute.strip().partition("=")
+        key = key.lower()
+        if key in ("path", "domain"):
+            cookie[key] = given
+        elif key in ("httponly", "secure"):
+            cookie["httpOnly" if key == "httponly" else "secure"] = True
+        elif key == "max-age" and given.lstrip("-").isdigit():
+            # Max-Age wins over Expires; 0 or less is "now"; browsers cap it at 400 days
+            # (RFC 6265bis)
+            cookie["expires"] = _iso(wall + min(max(int(given), 0), MAX_COOKIE_AGE))
+        elif key == "expires" and "expires" not in cookie:
+            cookie.update(_http_date(given))
+    return cookie
+
+
+def _http_date(text: str) -> dict:
+    try:
+        return {"expires": _iso(email.utils.parsedate_to_datetime(text).timestamp())}
+    except (TypeError, ValueError, IndexError, OverflowError, OSError):
+        return {}
 
 
 def _http_version(protocol: str | None) -> str:

@@ -6,6 +6,7 @@ navigation policy, routes, HTTP auth) is interception.py's."""
 from __future__ import annotations
 
 import base64
+import logging
 import re
 import threading
 import time
@@ -15,8 +16,13 @@ from clawd.browser.tab import RingBuffer, StateKey, Tab
 from clawd.cdp.session import Session
 from clawd.security import linear
 
+logger = logging.getLogger("clawd.page")
+
 REQUESTS_CAPACITY = 500
 DEFAULT_MAX_CHARS = 200_000
+# an unread body Chromium does not cache reaches the page only whole, and never finishes: once
+# bytes came, this long without more and what came is the answer
+BODY_QUIET = 0.5
 _TEXT_TYPES = re.compile(
     r"^(text/|application/([\w.+-]*\+)?(json|xml|javascript|ecmascript|x-www-form-urlencoded)"
     r"|image/svg\+xml)",
@@ -35,6 +41,10 @@ class NetworkWatch:
         log = tab.state[NETWORK]
         session.on("Network.requestWillBeSent", lambda p: log.on_request(p, session))
         session.on("Network.responseReceived", lambda p: log.on_response(session, p))
+        session.on("Network.dataReceived", log.on_data)
+        # the headers the network stack added (Cookie, Set-Cookie): a HAR's (har.py)
+        session.on("Network.requestWillBeSentExtraInfo", lambda p: log.on_extra("request", p))
+        session.on("Network.responseReceivedExtraInfo", lambda p: log.on_extra("response", p))
         session.on("Network.loadingFinished", lambda p: log.on_finished(p, session))
         session.on("Network.loadingFailed", lambda p: log.on_failed(p, session))
         if not child:  # a HAR's pageTimings: the main frame's
@@ -124,6 +134,16 @@ class NetworkLog:
         if (recorder := self.har) is not None:
             recorder.on_response(session, params)
 
+    def on_extra(self, kind: str, params: dict) -> None:
+        if (recorder := self.har) is not None:
+            recorder.on_extra(kind, params)
+
+    def on_data(self, params: dict) -> None:
+        if "data" not in params:  # only a streamed response's chunks carry their bytes
+            return
+        for waiter in self._waiters_of(params["requestId"]):
+            waiter.add(base64.b64decode(params["data"]))
+
     def on_finished(self, params: dict, session: Session | None = None) -> None:
         if (recorder := self.har) is not None:
             recorder.on_finished(session, params)
@@ -211,7 +231,8 @@ def _wall_ms(params: dict) -> float | None:
 
 # -- response bodies ----------------------------------------------------------------------------
 class ResponseWaiter:
-    """The next response whose URL matches; set on the dispatcher thread, read by one request."""
+    """The next response whose URL matches; set on the dispatcher thread, read by one request.
+    Once streamed (Network.streamResourceContent), it also holds the body's bytes as they come."""
 
     def __init__(self, pattern: str):
         self.pattern = pattern
@@ -220,8 +241,10 @@ class ResponseWaiter:
         self.session: Session | None = None
         self.response: dict | None = None
         self.failure: str | None = None
+        self.chunks: list[bytes] = []
         self._matched = threading.Event()
         self._finished = threading.Event()
+        self._news = threading.Condition()
 
     def matches(self, url: str) -> bool:
         return self._matches(url)
@@ -230,17 +253,61 @@ class ResponseWaiter:
         self.session, self.request_id, self.response = session, request_id, response
         self._matched.set()
 
+    def add(self, chunk: bytes) -> None:
+        with self._news:
+            self.chunks.append(chunk)
+            self._news.notify_all()
+
     def finish(self, failure: str | None) -> None:
         self.failure = failure
         self._matched.set()
-        self._finished.set()
+        with self._news:
+            self._finished.set()
+            self._news.notify_all()
+
+    @property
+    def finished(self) -> bool:
+        return self._finished.is_set()
 
     def wait(self, timeout: float) -> bool:
         """True once the matched response finished loading (or failed) within `timeout`."""
         deadline = time.monotonic() + timeout
-        return self._matched.wait(timeout) and self._finished.wait(
+        return self.wait_matched(timeout) and self._finished.wait(
             max(0.0, deadline - time.monotonic())
         )
+
+    def wait_matched(self, timeout: float) -> bool:
+        """True once the matched response's headers arrived (or the wait ended) in `timeout`."""
+        return self._matched.wait(timeout)
+
+    def wait_body(self, deadline: float, quiet: float) -> None:
+        """Until the response finished loading, its streamed bytes reached Content-Length,
+        `quiet` seconds passed without a byte once some came, or the deadline."""
+        with self._news:
+            while not self._finished.is_set() and not self.whole():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                some = any(self.chunks)
+                if not self._news.wait(min(left, quiet) if some else left) and some:
+                    return  # what the page can have without reading it has come
+
+    def streamed(self, buffered: bytes) -> None:
+        """What was buffered when streaming began: before every chunk added since."""
+        with self._news:
+            self.chunks.insert(0, buffered)
+
+    def has_body(self) -> bool:
+        """Finished loading, or bytes of it (all of an empty one) arrived."""
+        return self.finished or any(self.chunks) or self.whole()
+
+    def whole(self) -> bool:
+        headers = {k.lower(): v for k, v in (self.response or {}).get("headers", {}).items()}
+        length = str(headers.get("content-length", ""))
+        # the chunks are decoded bytes: only an unencoded body's length is Content-Length
+        if not length.isdigit() or headers.get("content-encoding", "identity") != "identity":
+            return False
+        return sum(len(c) for c in self.chunks) >= int(length)
 
 
 def url_matcher(pattern: str):
@@ -258,23 +325,47 @@ def url_matcher(pattern: str):
 def response_body(
     tab: Tab, pattern: str, *, timeout: float, max_chars: int = DEFAULT_MAX_CHARS
 ) -> dict:
-    """Wait for the next response matching `pattern` and return it with its body."""
+    """Wait for the next response matching `pattern` and return it with its body: the whole body
+    once it finished loading, else (the page never reads it) the bytes that arrived."""
     log = tab.state.peek(NETWORK)
     if log is None:
         raise errors.TabNotFound(f"tab {tab.tab_id} is not watched (closed?)")
+    deadline = time.monotonic() + timeout
     waiter = log.expect_response(pattern)
     try:
-        done = waiter.wait(timeout)
+        if not waiter.wait_matched(timeout):
+            raise errors.ResponseTimeout(
+                f"no response matching {pattern!r} arrived within {timeout * 1000:g} ms; "
+                f"see what the page requested with `clawd-browser requests`"
+            )
+        if waiter.response is None:
+            raise errors.TabNotFound(f"tab {tab.tab_id}: {waiter.failure}")
+        if not waiter.finished:
+            # a fetch() of a response Chromium does not cache (Cache-Control: no-store, as APIs
+            # answer) finishes only once the page reads the body: until then the bytes that
+            # reached the page come from the inspector's buffer (measured on Chromium 156)
+            _stream(waiter)
+            waiter.wait_body(deadline, BODY_QUIET)
+        if not waiter.has_body():
+            raise errors.ResponseTimeout(
+                f"the body of {waiter.response.get('url')} did not come within "
+                f"{timeout * 1000:g} ms (a body the page never reads reaches it only whole and "
+                f"up to 2 MiB)"
+            )
+        return _body_answer(waiter, max_chars)
     finally:
         log.forget(waiter)
-    if not done:
-        raise errors.ResponseTimeout(
-            f"no response matching {pattern!r} finished within {timeout * 1000:g} ms; "
-            f"see what the page requested with `clawd-browser requests`"
-        )
-    if waiter.response is None:
-        raise errors.TabNotFound(f"tab {tab.tab_id}: {waiter.failure}")
-    return _body_answer(waiter, max_chars)
+
+
+def _stream(waiter: ResponseWaiter) -> None:
+    """Have Chromium send the matched response's bytes: those buffered now, the rest in
+    dataReceived events. Where it cannot (a Chromium without the method), loadingFinished."""
+    try:
+        got = waiter.session.call("Network.streamResourceContent", {"requestId": waiter.request_id})
+    except errors.CdpError as exc:
+        logger.debug("response %s not streamed: %s", waiter.request_id, exc.message)
+        return
+    waiter.streamed(base64.b64decode(got.get("bufferedData", "")))
 
 
 def _body_answer(waiter: ResponseWaiter, max_chars: int) -> dict:
@@ -291,23 +382,34 @@ def _body_answer(waiter: ResponseWaiter, max_chars: int) -> dict:
             url=answer["url"],
             status=answer["status"],
         )
+    body, encoded = _body(waiter, answer)
+    if encoded and _TEXT_TYPES.match(answer["mimeType"] or ""):
+        body, encoded = _decode_text(body)
+    if encoded:
+        answer["encoding"] = "base64"
+    answer["complete"] = waiter.finished or waiter.whole()
+    answer["truncated"] = bool(max_chars) and len(body) > max_chars
+    answer["body"] = body[:max_chars] if answer["truncated"] else body
+    return answer
+
+
+def _body(waiter: ResponseWaiter, answer: dict) -> tuple[str, bool]:
+    """(body, base64-encoded): Chromium's copy of a finished body, else the streamed bytes."""
+    streamed = base64.b64encode(b"".join(waiter.chunks)).decode("ascii")
+    if not waiter.finished:
+        return streamed, True
     try:
         got = waiter.session.call("Network.getResponseBody", {"requestId": waiter.request_id})
     except errors.CdpError as exc:
+        if streamed:
+            return streamed, True
         raise errors.ResponseBodyUnavailable(
             f"the body of {answer['url']} is not available ({exc.message}); redirects, 204s "
             f"and evicted bodies have none",
             url=answer["url"],
             status=answer["status"],
         ) from None
-    body, encoded = got.get("body", ""), got.get("base64Encoded", False)
-    if encoded and _TEXT_TYPES.match(answer["mimeType"] or ""):
-        body, encoded = _decode_text(body)
-    if encoded:
-        answer["encoding"] = "base64"
-    answer["truncated"] = bool(max_chars) and len(body) > max_chars
-    answer["body"] = body[:max_chars] if answer["truncated"] else body
-    return answer
+    return got.get("body", ""), bool(got.get("base64Encoded", False))
 
 
 def _decode_text(body: str) -> tuple[str, bool]:
