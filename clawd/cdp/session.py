@@ -87,6 +87,11 @@ class Session:
         return waiter
 
     @property
+    def unwrapped(self) -> Session:
+        """This session (a PipelinedSession's is the one it wraps)."""
+        return self
+
+    @property
     def closed(self) -> bool:
         return self.connection.closed
 
@@ -139,6 +144,11 @@ class PipelinedSession:
             ) as exc:
                 failures.append((pending.method, exc))
         return failures
+
+    @property
+    def unwrapped(self) -> Session:
+        """The session itself (what a record kept per session is keyed by)."""
+        return self._session
 
     def __getattr__(self, name):
         return getattr(self._session, name)

@@ -10,6 +10,7 @@ from clawd.page.act.settle import NetworkHook
 from clawd.page.observe.console import ConsoleWatch
 from clawd.page.observe.interception import NavigationGuard
 from clawd.page.observe.network import NetworkWatch
+from clawd.page.snapshot.inject import WorldsHook
 from clawd.page.state.emulation import Emulation
 from clawd.page.state.navigation import PageLifecycle
 from clawd.page.webmcp.registry import WebmcpHook
@@ -22,8 +23,9 @@ def tab_hooks(guard: NavigationGuard, layout=None) -> list:
     hooks += [DialogHook(), FileChooserHook(), NetworkHook()]
     if layout is not None:
         hooks.append(DownloadHook(layout.downloads))
-    # -- watching and shaping: console, errors, network, emulation (issue 5) --
-    hooks += [ConsoleWatch(), NetworkWatch(), Emulation(guard)]
+    # -- watching and shaping: console, errors, network, emulation (issue 5); the worlds before
+    # Runtime is enabled (ConsoleWatch), so that each one is known (snapshots, act effects) --
+    hooks += [WorldsHook(), ConsoleWatch(), NetworkWatch(), Emulation(guard)]
     # -- the tools pages offer agents: WebMCP (issue 37) --
     hooks.append(WebmcpHook())
     return hooks

@@ -154,3 +154,95 @@ def test_changed_text_inside_a_same_origin_iframe_is_seen(fx):
 def test_an_act_that_fails_answers_its_error_not_an_effect(fx):
     with pytest.raises(errors.RefUnknown):
         fx.act("click", ref="e99999")
+
+
+# -- the targets' values: read by the page's watch in its own world, by commands of their own in a
+# frame's, and from the element a re-render put in place of a role ref's
+@pytest.fixture
+def targets(page) -> Page:
+    opened = page("/effects/targets.html")
+    opened.snapshot()
+    return opened
+
+
+def test_a_value_typed_in_a_frame_is_its_before_and_after(targets):
+    ref = targets.ref("textbox", "City")
+    assert ref.startswith("f")  # a frame's ref: read by commands of its own
+    effect = targets.act("type", ref=ref, text="Bergen")["effect"]
+    assert effect["value"] == {"ref": ref, "before": "Oslo", "after": "Bergen"}
+
+
+def test_a_box_checked_in_a_frame_is_its_checked_state_before_and_after(targets):
+    ref = targets.ref("checkbox", "News")
+    effect = targets.act("check", ref=ref)["effect"]
+    assert effect["value"] == {"ref": ref, "before": False, "after": True}
+
+
+def test_a_password_typed_is_its_length_never_its_text(targets):
+    ref = targets.ref("textbox", "Secret")
+    effect = targets.act("type", ref=ref, text="hunter2")["effect"]
+    assert effect["value"] == {"ref": ref, "before": "", "after": "*******"}
+
+
+def test_a_role_ref_found_again_after_a_rerender_compares_the_new_elements_value(client, targets):
+    ref = next(
+        r
+        for r, info in client.snapshot(target_id=targets.id, refs="role")["refs"].items()
+        if info["name"] == "Note"
+    )
+    targets.value("render('fresh')")  # the ref's element is gone; another has its role and name
+    effect = targets.act("type", ref=ref, text="typed")["effect"]
+    assert effect["value"] == {"ref": ref, "before": "fresh", "after": "typed"}
+
+
+def test_two_targets_of_one_act_each_have_their_value(targets):
+    note, secret = targets.ref("textbox", "Note"), targets.ref("textbox", "Secret")
+    fields = [
+        {"ref": note, "type": "text", "value": "new"},
+        {"ref": secret, "type": "text", "value": "pw"},
+    ]
+    effect = targets.act("fill", fields=fields)["effect"]
+    assert effect["value"] == [
+        {"ref": note, "before": "old", "after": "new"},
+        {"ref": secret, "before": "", "after": "**"},
+    ]
+
+
+# -- evaluate: the watch in the page's own world, read by the function's wrapper once it settled
+def test_an_evaluate_that_adds_an_item_is_one_added_line(fx):
+    effect = fx.act("evaluate", fn="() => { addItem(); }")["effect"]
+    assert effect == {"changed": {"added": 1, "lines": ['+ listitem "Item 201"']}}
+
+
+def test_an_evaluated_expression_that_adds_an_item_is_one_added_line(fx):
+    effect = fx.act("evaluate", fn="addItem()")["effect"]
+    assert effect == {"changed": {"added": 1, "lines": ['+ listitem "Item 201"']}}
+
+
+def test_an_evaluate_that_changes_nothing_has_no_effect(fx):
+    assert fx.act("evaluate", fn="() => document.title")["effect"] == {"none": True}
+
+
+def test_an_async_evaluate_is_read_once_its_promise_settled(fx):
+    fn = """async () => {
+      await new Promise((done) => setTimeout(done, 50));
+      document.getElementById('status').textContent = 'Awaited';
+    }"""
+    effect = fx.act("evaluate", fn=fn)["effect"]
+    assert effect == {"changed": {"text": 1, "lines": ['~ paragraph "Awaited"']}}
+
+
+def test_an_evaluate_on_a_ref_names_the_ref_it_changed(fx):
+    ref = fx.ref("button", "Menu")
+    fn = "(el) => el.setAttribute('aria-expanded', 'true')"
+    effect = fx.act("evaluate", ref=ref, fn=fn)["effect"]
+    assert effect["changed"] == {"state": 1, "lines": [f'~ button "Menu" [ref={ref}]']}
+
+
+def test_a_page_s_own_clawd_global_never_names_a_ref(fx):
+    spoof = """(globalThis.__clawd = {
+      bindings: {get: (e) => ((globalThis.last = e), {ref: 'e1', role: 'listitem'})},
+      refs: {get: () => globalThis.last}}, 1)"""
+    fx.value(spoof)
+    effect = fx.act("evaluate", fn="() => { addItem(); }")["effect"]
+    assert effect["changed"]["lines"] == ['+ listitem "Item 201"']

@@ -25,9 +25,8 @@ from clawd.page.observe import interception
 from clawd.page.state import navigation
 
 NO_DIALOG_CHECK = {"close", "batch"}
-# Kinds whose effect is what the service sees (navigation, tabs, dialogs, downloads) without a
-# watch in the page: an evaluate is one CDP command (issue 16), a closed tab has no page
-UNWATCHED = {"close", "evaluate"}
+# Kinds whose effect is what the service sees without a watch in the page: a closed tab has none
+UNWATCHED = {"close"}
 STATE = "_pageState"  # an action handler's (url, title) read together with its work
 
 
@@ -66,10 +65,11 @@ class Context:
             from clawd.page.snapshot.refs import resolve_ref
 
             self._resolve_ref = resolve_ref
-        resolved = self._resolve_ref(self.tab, ref)
+        watch = self.watch
+        resolved = self._resolve_ref(self.tab, ref, before=watch.prelude if watch else None)
         element = pinput.element_for(page, resolved)
-        if self.watch is not None:
-            self.watch.target(element)
+        if watch is not None:
+            watch.target(element, replaced=resolved.replaced)
         return element
 
 
@@ -125,15 +125,19 @@ class Marks:
         self.requests, self.windows = tracker.seq, tracker.windows
         self.dialogs = dialogs.state(tab).opened_count
         self.downloads = downloads.mark(browser)
-        self.navigations = navigation.navigation_log(tab).requested
+        log = navigation.navigation_log(tab)
+        self.navigations, self.documents = log.requested, log.committed
         self.url = tab.url
         # an act on refs starts its watch with its first element's value read (effects.py)
         self.watch = effects.Watch(tab, browser, deferred=refs) if watch else None
 
 
 def _refs(action: Action) -> bool:
-    """Whether the act resolves a ref before it touches the page."""
-    return any(action.args.get(name) for name in ("ref", "startRef", "fields"))
+    """Whether the act starts its watch itself: it resolves a ref before it touches the page, or
+    evaluates a function of the page (evaluate())."""
+    return action.kind == "evaluate" or any(
+        action.args.get(name) for name in ("ref", "startRef", "fields")
+    )
 
 
 def respond(
@@ -165,10 +169,11 @@ def _readable(tab: Tab) -> bool:
 def _navigated(tab: Tab, before: Marks, answer: dict) -> dict | None:
     """{from, to, status} when the act took the tab to another URL or document; `document`
     (dropped from the answer) says the page the act started on is gone."""
-    requested = navigation.navigation_log(tab).requested > before.navigations
+    log = navigation.navigation_log(tab)
+    requested = log.requested > before.navigations
     url = answer.get("url") or tab.url
-    if not requested and url == before.url:
-        return None
+    if url == before.url and (not requested or log.committed == before.documents):
+        return None  # nothing asked, or what was asked became no document (a download, a 204)
     found = {"from": before.url, "to": url}
     status = settle.tracker_of(tab).document_status(before.requests)
     if status is not None:
@@ -205,6 +210,9 @@ def _settled(ctx: Context, before: Marks, deadline: float, known, blocked: bool)
     if tracker.seq > before.requests:
         tracker.settle(before.requests, deadline)
         page = _page_state(tab, deadline, watch)
+    if watch is not None and (watch.seen or {}).get("download"):
+        end = min(deadline, time.monotonic() + settle.SETTLE_LIMIT)
+        downloads.wait_begun(ctx.browser, before.downloads, end)
     return page
 
 
@@ -400,7 +408,18 @@ def evaluate(ctx: Context, a: dict, page: Guarded) -> dict:
     if a.get("ref"):
         element = ctx.element(a["ref"], page)
         return {"result": waits.evaluate(page, a["fn"], element=element)}
-    value, state = waits.evaluate_with_state(page, a["fn"])
+    watch = ctx.watch  # in the page's own world, where the function runs: started and read there
+    if watch is None:
+        value, state, _ = waits.evaluate_with_state(page, a["fn"])
+    elif waits.is_function(a["fn"]):  # by the function's own wrapper, around it
+        starting, reading = watch.in_main_world()
+        value, state, seen = waits.evaluate_with_state(
+            page, a["fn"], starting=starting, reading=reading
+        )
+        watch.took_reading(seen)
+    else:  # an expression: started in front of it, read with the page's state after
+        watch.start_ahead(main=True)
+        value, state, _ = waits.evaluate_with_state(page, a["fn"])
     return {"result": value, STATE: state} if state else {"result": value}
 
 

@@ -248,6 +248,17 @@ def since(browser, seq: int) -> list[dict]:
     return manager.since(seq) if manager is not None else []
 
 
+def wait_begun(browser, seq: int, deadline: float) -> bool:
+    """Until a download begun after `seq` is known (a click on <a download>), or `deadline`."""
+    manager = _manager(browser)
+    if manager is None or manager.unsupported is not None:
+        return False
+    with manager._cond:
+        return manager._cond.wait_for(
+            lambda: manager.seq > seq, timeout=max(0.0, deadline - time.monotonic())
+        )
+
+
 def wait_next(browser, deadline: float, *, after: int | None = None) -> dict:
     manager = _manager(browser)
     if manager is None:

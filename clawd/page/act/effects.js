@@ -1,8 +1,12 @@
 // What an action changed in the rendered page, seen from clawd's isolated world (or
 // the main world of a tab never snapshotted): a MutationObserver started just before the action,
 // read, cumulatively, with the page state after its settle. One watch at a time: starting one
-// stops the last, so nothing one action saw reaches the next one's answer.
-(function () {
+// stops the last, so nothing one action saw reaches the next one's answer. The values of the
+// act's targets in this world (refs of the latest snapshot) are read here too, before and after:
+// no command of their own. `isolated`: made in clawd's world, where a snapshot's refs are; in the
+// page's own world a `__clawd` is the page's, never read.
+(function (isolated) {
+  const snapshot = () => (isolated ? globalThis.__clawd : null);
   const MAX_LINES = 5;
   const MAX_NODES = 2000;  // a page rewriting itself endlessly costs no more than this to follow
   const LIFETIME = 60000;  // ms a watch nobody read again keeps observing (the next act stops it)
@@ -16,13 +20,29 @@
   const INPUTS = { checkbox: "checkbox", radio: "radio", button: "button", submit: "button",
     reset: "button", range: "slider", search: "searchbox", number: "spinbutton" };
   let current = null;
+  let made = 0;  // watches started with a token of this world's making
+
+  // The target's value or checked state, the same before and after the act (effects.py sends it
+  // alone for a target in another frame). A password's value is never read back: its length
+  // says whether it changed.
+  function valueOf(e) {
+    const tag = e.tagName;
+    if (tag === "INPUT" && (e.type === "checkbox" || e.type === "radio")) return { checked: e.checked };
+    if (tag === "INPUT" && e.type === "password") return { value: "*".repeat(e.value.length) };
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return { value: e.value };
+    if (e.isContentEditable) return { value: e.innerText };
+    const aria = ["aria-checked", "aria-pressed", "aria-expanded", "aria-selected"]
+      .filter((a) => e.hasAttribute(a)).map((a) => [a.slice(5), e.getAttribute(a)]);
+    return aria.length ? Object.fromEntries(aria) : null;
+  }
 
   function ours(node) {
     return node.nodeType === 1 && [...node.attributes].some((a) => a.name.startsWith("data-clawd"));
   }
 
   function role(element) {
-    const binding = globalThis.__clawd && __clawd.bindings && __clawd.bindings.get(element);
+    const clawd = snapshot();
+    const binding = clawd && clawd.bindings && clawd.bindings.get(element);
     if (binding) return binding.role;
     const explicit = (element.getAttribute("role") || "").trim().split(/\s+/)[0];
     if (explicit) return explicit;
@@ -39,8 +59,9 @@
   }
 
   function describe(element) {
-    const binding = globalThis.__clawd && __clawd.bindings && __clawd.bindings.get(element);
-    const ref = binding && __clawd.refs && __clawd.refs.get(binding.ref) === element ? binding.ref : "";
+    const clawd = snapshot();
+    const binding = clawd && clawd.bindings && clawd.bindings.get(element);
+    const ref = binding && clawd.refs && clawd.refs.get(binding.ref) === element ? binding.ref : "";
     return [role(element), name(element), ref];
   }
 
@@ -103,10 +124,13 @@
     watch.text.set(element, [seen[0] + (lost || ""), seen[1] + (gained || "")]);
   }
 
-  function start(token) {
+  // Start watching for the act `token` (one made here when none is given); `ref`, its first
+  // target. The token, which reads the watch.
+  function start(token, ref) {
     stop();
+    token = token || "w" + ++made;
     const watch = { token, seen: 0, added: new Set(), removed: [], text: new Map(), state: new Map(),
-      focus: deepActive() };
+      focus: deepActive(), targets: [] };
     watch.observer = new MutationObserver((records) => note(watch, records));
     const options = { subtree: true, childList: true, characterData: true,
       characterDataOldValue: true, attributes: true, attributeOldValue: true, attributeFilter: STATE };
@@ -116,14 +140,43 @@
         if (frame.contentDocument) watch.observer.observe(frame.contentDocument, options);
       } catch (e) { /* cross-origin */ }
     }
+    // a click on <a download> starts a download no request of the page shows: the act waits for it
+    watch.clicks = [];
+    watch.onClick = (e) => {
+      const anchor = e.composedPath().find((n) => n.localName === "a" && n.hasAttribute("download"));
+      if (anchor) watch.clicks.push(e);
+    };
+    addEventListener("click", watch.onClick, true);
     watch.until = Date.now() + LIFETIME;
     current = watch;
+    if (ref) target(token, ref);
+    return token;
+  }
+
+  // An element the act works on, by its ref: its value now, to compare with its value at the read.
+  function target(token, ref) {
+    const clawd = snapshot();
+    const element = current && current.token === token && clawd && clawd.refs.get(ref);
+    if (!element || !element.isConnected) return false;
+    current.targets.push([ref, element, valueOf(element)]);
     return true;
+  }
+
+  // [ref, before, after] of each target whose value or state changed.
+  function values(watch) {
+    const changed = [];
+    for (const [ref, element, before] of watch.targets) {
+      const after = before && valueOf(element);
+      if (before && after && JSON.stringify(before) !== JSON.stringify(after))
+        changed.push([ref, before, after]);
+    }
+    return changed;
   }
 
   function stop(token) {
     if (current && (token === undefined || current.token === token)) {
       current.observer.disconnect();
+      removeEventListener("click", current.onClick, true);
       current = null;
     }
   }
@@ -147,8 +200,9 @@
       for (const item of items) if (lines.length < MAX_LINES) lines.push([kind, ...item]);
     const active = deepActive();
     const moved = active !== watch.focus && active && active !== document.body;
-    return { added: added.length, removed: removed.length, text: text.length, state: state.length,
-      lines, focus: moved ? describe(active) : null };
+    return { token, added: added.length, removed: removed.length, text: text.length, state: state.length,
+      lines, focus: moved ? describe(active) : null, values: values(watch),
+      download: watch.clicks.some((e) => !e.defaultPrevented) };
   }
 
   function cancelSame(added, removed) {
@@ -162,5 +216,5 @@
     }
   }
 
-  return { start, stop, read };
+  return { start, target, stop, read };
 })

@@ -16,23 +16,16 @@ from clawd.page.snapshot import inject
 
 GLOBAL = 'globalThis[Symbol.for("clawd.effect")]'
 MARKS = {"added": "+", "removed": "-", "text": "~", "state": "~"}  # of a changed line
+MAX_LINES = 5  # changed lines an effect shows (effects.js shows as many of each world's)
+_STATE_READ = f"""function(token) {{
+  const watch = {GLOBAL};
+  return [location.href, document.title, watch ? watch.read(token) : null];
+}}"""
 TARGET_WAIT = 0.5  # a value read already sent: its reply is in, or the page is gone
 
-# The target's value or checked state, the same function before and after the act. A password's
-# value is never read back: its length says whether it changed.
-_VALUE = """function() {
-  const e = this, tag = e.tagName;
-  if (tag === 'INPUT' && (e.type === 'checkbox' || e.type === 'radio')) return {checked: e.checked};
-  if (tag === 'INPUT' && e.type === 'password') return {value: '*'.repeat(e.value.length)};
-  if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') return {value: e.value};
-  if (e.isContentEditable) return {value: e.innerText};
-  const aria = ['aria-checked', 'aria-pressed', 'aria-expanded', 'aria-selected']
-    .filter(a => e.hasAttribute(a)).map(a => [a.slice(5), e.getAttribute(a)]);
-  return aria.length ? Object.fromEntries(aria) : null;
-}"""
-
 # Roles whose element can have a value or a checked, pressed, expanded or selected state: the
-# target of an act on any other (a link, a heading, text) is not read before and after
+# target of an act on any other (a link, a heading, text) in another frame than the watch's is not
+# read before and after (one command less each time)
 VALUED = {
     "textbox", "searchbox", "combobox", "listbox", "option", "checkbox", "radio", "switch",
     "slider", "spinbutton", "button", "menuitemcheckbox", "menuitemradio", "tab", "treeitem",
@@ -40,6 +33,7 @@ VALUED = {
 }  # fmt: skip
 
 _SOURCE: str | None = None
+_VALUE: str | None = None
 
 
 def _source() -> str:
@@ -49,6 +43,18 @@ def _source() -> str:
         text = (importlib.resources.files("clawd.page.act") / "effects.js").read_text("utf-8")
         _SOURCE = text[text.index("(function") :].strip()
     return _SOURCE
+
+
+def _value_function() -> str:
+    """effects.js's valueOf as a function of `this`, for a target the page's watch cannot reach
+    (in another frame): one definition of a value for both ways of reading it."""
+    global _VALUE
+    if _VALUE is None:
+        source = _source()
+        start = source.index("function valueOf(e) {")
+        end = source.index("\n  }\n", start) + len("\n  }")
+        _VALUE = f"function() {{ return ({source[start:end]})(this); }}"
+    return _VALUE
 
 
 class Installed:
@@ -131,10 +137,12 @@ def done(tab: Tab) -> None:
 
 
 class Target:
-    """An element the act worked on, and its value or state before (a reply, or a Pending)."""
+    """An element the act worked on, and its value or state before (a reply, or a Pending); none
+    of its own for one the page's watch reads (`in_page`)."""
 
-    def __init__(self, element):
+    def __init__(self, element, *, in_page: bool = False):
         self.ref, self.session, self.object_id = element.ref, element.session, element.object_id
+        self.in_page = in_page
         self.before = None
         self.after = None
 
@@ -160,27 +168,118 @@ class Watch:
         self.seen: dict | None = None  # what the page's watch reported, once read
         self.read = False
         self.targets: list[Target] = []
-        self.context: int | None = None  # clawd's world in the page, once started
+        self.in_page: set[str] = set()  # refs whose values the page's watch reads
+        self.frames: dict = {}  # {session: context} of out-of-process frames with a watch
+        self.context: int | None = None  # the world of the page's watch, once started
+        self.isolated = True  # that world is clawd's (not the page's own)
         self._ahead = tab.state[AHEAD]
         self._ahead.reset()
-        # the start rides on the act's first call to the page (its first target's value read,
-        # when it acts on a ref)
-        self.started = not deferred
+        # an act on refs starts its watch in the expression that finds its first ref (prelude())
+        # or, for a ref in another frame, in front of the act's first call to the page
+        self.started = False
         if not deferred:
-            self._ahead.unsent.append((tab.session, *self._start(), _ignore))
+            self.start_ahead()
 
-    def _start(self) -> tuple[str, dict]:
-        """The watch's start; the script itself only into a world that has not had it (6 KB a
-        message cost 0.5-1 ms of an act)."""
-        # clawd's world, where a snapshot's refs live (the page's own when none was made), asked
-        # as the watch starts: in an act on a ref, resolving it has just read Runtime's events
-        self.context = inject.WORLDS.get(self.tab.session, self.tab.target_id, 0.05)
-        call = f"start('{self.token}')"
-        if self.context is None or not INSTALLED.add(self.tab.session, self.context):
-            return "Runtime.evaluate", self._params(
-                f"({GLOBAL} || ({GLOBAL} = {_source()}())).{call}"
+    def _start(self, *, main: bool = False, token: str | None = None) -> tuple[str, dict]:
+        """The watch's start in front of the act's first call; the script itself only into a
+        world that has not had it (6 KB a message cost 0.5-1 ms of an act)."""
+        # clawd's world, where a snapshot's refs live (the page's own when none was made), or the
+        # page's own (`main`), asked as the watch starts: in an act on a ref, resolving it has
+        # just read Runtime's events
+        session, frame = self.tab.session, self.tab.target_id
+        self.context = None if main else inject.WORLDS.get(session, frame, 0.05)
+        self.isolated = self.context is not None
+        if not self.isolated:
+            self.context = inject.WORLDS.main(session, frame, 0.05)
+        token = self.token if token is None else token
+        return "Runtime.evaluate", self._params(self._starting(f"start('{token}')"))
+
+    def in_main_world(self) -> tuple[str, str]:
+        """For a function of the page evaluated in its own world (which cannot reach clawd's):
+        the expressions that start the watch there and read it, for the function's wrapper to
+        evaluate before it and once it settled (waits.evaluate_with_state): no command of their
+        own. Its lines have no refs: those live in clawd's world."""
+        self.started = True
+        _, params = self._start(main=True, token="")
+        return params["expression"], f"({GLOBAL} ? {GLOBAL}.read(started) : null)"
+
+    def start_ahead(self, *, main: bool = False) -> None:
+        """The watch started in front of the act's next call to the page."""
+        self.started = True
+        self._ahead.unsent.append((self.tab.session, *self._start(main=main), _ignore))
+
+    def reading(self) -> str:
+        """The expression that reads the page's watch (null where there is none)."""
+        return f"({GLOBAL} ? {GLOBAL}.read('{self.token}') : null)"
+
+    def took_reading(self, seen) -> None:
+        """What in_main_world()'s reading gave, read by the act itself; its token (made in the
+        page: a function's wrapper the same from act to act is compiled once) reads it again."""
+        self.read, self.seen = True, seen
+        if isinstance(seen, dict) and isinstance(seen.get("token"), str):
+            self.token = seen["token"]
+
+    def _starting(self, call: str, session=None, context: int | None = None) -> str:
+        """`call` of the watch's functions in the page's world (or in `context` of `session`, an
+        out-of-process frame's clawd world), the script defined first in a world without it."""
+        isolated = self.isolated if session is None else True
+        if session is None:
+            session, context = self.tab.session, self.context
+        if context is None or not INSTALLED.add(session, context):
+            made = f"{_source()}({'true' if isolated else 'false'})"
+            return f"({GLOBAL} || ({GLOBAL} = {made})).{call}"
+        return f"{GLOBAL}.{call}"
+
+    def prelude(self, session, frame_id: str, context: int, ref: str) -> tuple | None:
+        """`(function, arguments)` to call in the world of `ref` just before its element is looked
+        up there (one command: refs.resolve_ref): the watch's start, or one more target, with the
+        ref's value read in the page. None for a ref in another frame of the page's process (read
+        by a command of its own, target()). A frame in a process of its own (cross-origin) gets a
+        watch of its own, the page's starting in front of the act's next call to it."""
+        if session is not self.tab.session:
+            return self._framed(session, context, ref)
+        if frame_id != self.tab.target_id:
+            return None
+        if not self.started:
+            self.started, self.context, self.isolated = True, context, True
+            call = self._starting("start(token, ref)")
+        elif context == self.context:
+            call = f"{GLOBAL}.target(token, ref)"
+        else:
+            return None
+        self.in_page.add(ref)
+        return f"(token, ref) => {call}", (self.token, ref)
+
+    def _framed(self, session, context: int, ref: str) -> tuple | None:
+        """prelude() in an out-of-process frame: its own watch, read after the act (read_frames)."""
+        if not self.started:
+            self.start_ahead()
+        known = self.frames.get(session)
+        if known is None:
+            self.frames[session] = context
+            call = self._starting("start(token, ref)", session, context)
+        elif known == context:
+            call = f"{GLOBAL}.target(token, ref)"
+        else:
+            return None
+        self.in_page.add(ref)
+        return f"(token, ref) => {call}", (self.token, ref)
+
+    def read_frames(self) -> None:
+        """The out-of-process frames' watches read (sent together: one round trip) and folded
+        into the page's reading."""
+        frames, self.frames = self.frames, {}
+        sent = [
+            session.send(
+                "Runtime.evaluate",
+                {"expression": self.reading(), "returnByValue": True, "contextId": context},
             )
-        return "Runtime.evaluate", self._params(f"{GLOBAL}.{call}")
+            for session, context in frames.items()
+        ]
+        for pending in sent:
+            seen = _value(_wait(pending))
+            if isinstance(seen, dict):
+                self.seen = _fold(self.seen or {}, seen)
 
     def _params(self, expression: str) -> dict:
         params = {"expression": expression, "returnByValue": True}
@@ -188,14 +287,17 @@ class Watch:
             params["contextId"] = self.context
         return params
 
-    def target(self, element) -> None:
+    def target(self, element, *, replaced: bool = False) -> None:
         """The element the act works on: its value read before the act's next call reaches it,
-        in the same write (and the watch started, if it waited for this)."""
-        target = Target(element)
+        in the same write (and the watch started, if it waited for this); nothing to send when
+        the page's watch has it (a ref whose element was `replaced` since is not the one it has)."""
+        in_page = element.ref in self.in_page and not replaced
+        target = Target(element, in_page=in_page)
         self.targets.append(target)
+        if in_page:
+            return
         if not self.started:
-            self.started = True
-            self._ahead.unsent.append((self.tab.session, *self._start(), _ignore))
+            self.start_ahead()
         if element.role and element.role not in VALUED:
             return  # nothing to compare: one command less
         read = _value_params(element.object_id)
@@ -205,17 +307,31 @@ class Watch:
 
     def state_calls(self, session) -> list[tuple[str, dict]]:
         """The page-state read (`[url, title, reading]`) and the value reads of the targets in
-        `session`, to be sent together: one round trip."""
-        read = f"({GLOBAL} ? {GLOBAL}.read('{self.token}') : null)"
-        page = self._params(f"[location.href, document.title, {read}]")
+        `session` the page's watch does not read, to be sent together: one round trip. The read
+        is the same function every act, the token its argument: a source Chrome has seen is not
+        compiled again (an act's own token in it cost 0.1-0.3 ms)."""
         reads = [
             ("Runtime.callFunctionOn", _value_params(t.object_id)) for t in self._valued(session)
         ]
-        return [("Runtime.evaluate", page), *reads]
+        if self.context is None:
+            page = self._params(f"[location.href, document.title, {self.reading()}]")
+            return [("Runtime.evaluate", page), *reads]
+        page = {
+            "functionDeclaration": _STATE_READ,
+            "executionContextId": self.context,
+            "arguments": [{"value": self.token}],
+            "returnByValue": True,
+        }
+        return [("Runtime.callFunctionOn", page), *reads]
 
     def _valued(self, session) -> list[Target]:
-        """The targets in `session` that have a value to compare (not a heading, a button)."""
-        return [t for t in self.targets if t.session is session and t.old() is not None]
+        """The targets in `session` read by commands of their own that have a value to compare
+        (not a heading, a button)."""
+        return [
+            t
+            for t in self.targets
+            if t.session is session and not t.in_page and t.old() is not None
+        ]
 
     def took(self, replies: list, session) -> list | None:
         """The replies of state_calls(): keeps the watch's reading and the targets' values after;
@@ -233,26 +349,46 @@ class Watch:
 
     def values(self) -> list[dict]:
         """`{ref, before, after}` of each target whose value or state the act changed."""
+        in_page = {ref: (old, new) for ref, old, new in (self.seen or {}).get("values", [])}
         changed = []
         for target in self.targets:
-            old = target.old()
-            if old is None:
-                continue
-            if target.after is None:  # a target in another session (an iframe's): asked now
-                params = _value_params(target.object_id)
-                target.after = _wait(target.session.send("Runtime.callFunctionOn", params))
-            new = _value(target.after)
-            if new is not None and old != new:
+            if target.in_page:
+                old, new = in_page.get(target.ref, (None, None))
+            else:
+                old, new = target.old(), self._after(target)
+            if old is not None and new is not None and old != new:
                 changed.append({"ref": target.ref, "before": _plain(old), "after": _plain(new)})
         return changed
+
+    def _after(self, target: Target) -> dict | None:
+        """The value after the act of a target read by commands of its own."""
+        if target.old() is None:
+            return None
+        if target.after is None:  # a target in another session (an iframe's): asked now
+            params = _value_params(target.object_id)
+            target.after = _wait(target.session.send("Runtime.callFunctionOn", params))
+        return _value(target.after)
 
 
 def _ignore(reply) -> None:
     pass
 
 
+def _fold(page: dict, frame: dict) -> dict:
+    """An out-of-process frame's reading folded into the page's: counts added, lines and values
+    after the page's, the focus inside the frame if it moved there."""
+    out = dict(page)
+    for key in ("added", "removed", "text", "state"):
+        out[key] = page.get(key, 0) + frame.get(key, 0)
+    out["lines"] = ((page.get("lines") or []) + (frame.get("lines") or []))[:MAX_LINES]
+    out["values"] = (page.get("values") or []) + (frame.get("values") or [])
+    if frame.get("focus"):
+        out["focus"] = frame["focus"]
+    return out
+
+
 def _value_params(object_id: str) -> dict:
-    return {"functionDeclaration": _VALUE, "objectId": object_id, "returnByValue": True}
+    return {"functionDeclaration": _value_function(), "objectId": object_id, "returnByValue": True}
 
 
 def _wait(pending):
@@ -319,6 +455,8 @@ def _seen(watch: Watch, *, cross_document: bool) -> dict:
     """What the page's watch saw: focus, values, changed content (none of it after the act left
     the document: that page is gone)."""
     out: dict = {}
+    if watch.frames and not cross_document:
+        watch.read_frames()
     values = watch.values()
     if values and not cross_document:
         out["value"] = values[0] if len(values) == 1 else values

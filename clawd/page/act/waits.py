@@ -129,23 +129,38 @@ def _call_expression(source: str) -> str:
 # cannot carry at the top level (NaN, -0, Infinity, bigints) travel as strings, as they would alone.
 # A value that is not a promise is packed at once: an async wrapper cost Chrome 0.06 ms a call
 # (issue 16, measured on a bare websocket), a promise is packed when it settles.
-_WITH_STATE = """(() => {{ const pack = (v) => {{
+# `starting` runs just before the function and `reading` once it settled (an act's watch,
+# effects.py: `reading` may use `started`, what `starting` gave); neither is ever the function's
+# failure.
+_WITH_STATE = """(() => {{ let started = null;
+  try {{ started = {starting}; }} catch (e) {{}}
+  const pack = (v) => {{
   const odd = typeof v === 'bigint' ? v + 'n'
     : (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0)))
     ? (Object.is(v, -0) ? '-0' : String(v)) : undefined;
+  let reading = null;
+  try {{ reading = {reading}; }} catch (e) {{}}
   return {{v: odd === undefined ? v : undefined, odd, href: location.href,
-    title: document.title}}; }};
+    title: document.title, reading}}; }};
   const v = {call};
   return v !== null && (typeof v === 'object' || typeof v === 'function')
     && typeof v.then === 'function' ? Promise.resolve(v).then(pack) : pack(v); }})()"""
 
 
-def evaluate_with_state(page: Guarded, source: str) -> tuple[object, tuple[str, str] | None]:
-    """(value, (url, title)) of a page function with no element; (value, None) for other sources."""
-    if not _FUNCTION.match(source):
-        return evaluate(page, source), None
+def is_function(source: str) -> bool:
+    """Whether an evaluate's `fn` is a function's source (called) rather than an expression."""
+    return bool(_FUNCTION.match(source))
+
+
+def evaluate_with_state(
+    page: Guarded, source: str, *, starting: str = "null", reading: str = "null"
+) -> tuple[object, tuple[str, str] | None, object]:
+    """(value, (url, title), what `reading` gave) of a page function with no element, with
+    `starting` evaluated just before it; (value, None, None) for other sources."""
+    if not is_function(source):
+        return evaluate(page, source), None, None
     params = {
-        "expression": _WITH_STATE.format(call=f"({source})()"),
+        "expression": _WITH_STATE.format(call=f"({source})()", starting=starting, reading=reading),
         "userGesture": True,
         "returnByValue": True,
         "awaitPromise": True,
@@ -158,7 +173,11 @@ def evaluate_with_state(page: Guarded, source: str) -> tuple[object, tuple[str, 
     packed = (answer.get("result") or {}).get("value") or {}
     value = packed.get("odd") if packed.get("odd") is not None else packed.get("v")
     tab = page.tab
-    return value, (packed.get("href", tab.url), packed.get("title", tab.title))
+    return (
+        value,
+        (packed.get("href", tab.url), packed.get("title", tab.title)),
+        packed.get("reading"),
+    )
 
 
 def evaluate(page: Guarded, source: str, *, element=None):

@@ -14,6 +14,7 @@ from clawd import errors
 from clawd.cdp.session import Session
 
 WORLD = "clawd"
+MAIN = "main"  # Worlds' key of a frame's own world: (MAIN, frame_id)
 
 _SCRIPT: str | None = None
 
@@ -108,16 +109,31 @@ class Worlds:
     preload as its document started, or by an earlier Page.createIsolatedWorld) is not asked
     for it again, a round trip of 1-5 ms on a page just loaded. Only the events fill it and
     empty it, so a world is forgotten when its context is destroyed; a session is watched from
-    its first snapshot on."""
+    its start (WorldsHook), or else from its first snapshot on. The pages' own worlds are
+    known the same way (an act's watch, page/act/effects.py)."""
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._frames: weakref.WeakKeyDictionary[Session, dict[str, int]] = (
-            weakref.WeakKeyDictionary()
-        )
+        # per session: {frame_id: context} of clawd's worlds, and {(MAIN, frame_id): context} of
+        # the pages' own
+        self._frames: weakref.WeakKeyDictionary[Session, dict] = weakref.WeakKeyDictionary()
 
     def get(self, session: Session, frame_id: str, timeout: float) -> int | None:
         """The frame's world as the events handled so far tell, or None."""
+        return self._known(session, frame_id, timeout)
+
+    def main(self, session: Session, frame_id: str, timeout: float) -> int | None:
+        """The frame's own (main) world as the events handled so far tell, or None."""
+        return self._known(session, (MAIN, frame_id), timeout)
+
+    def watch(self, session: Session) -> None:
+        """Follow `session`'s worlds from now on (before Runtime is enabled: from its first)."""
+        with self._lock:
+            if session not in self._frames:
+                self._frames[session] = frames = {}
+                self._watch(session, frames)
+
+    def _known(self, session: Session, key, timeout: float) -> int | None:
         with self._lock:
             frames = self._frames.get(session)
             if frames is None:
@@ -126,17 +142,21 @@ class Worlds:
                 return None
         session.connection.events.flush(max(0.05, min(1.0, timeout)))  # what came is handled
         with self._lock:
-            return frames.get(frame_id)
+            return frames.get(key)
 
-    def _watch(self, session: Session, frames: dict[str, int]) -> None:
+    def _watch(self, session: Session, frames: dict) -> None:
         lock = self._lock
 
         def created(params: dict) -> None:
             context = params.get("context") or {}
-            frame_id = (context.get("auxData") or {}).get("frameId")
-            if context.get("name") == WORLD and frame_id:
+            aux = context.get("auxData") or {}
+            frame_id = aux.get("frameId")
+            if not frame_id:
+                return
+            key = frame_id if context.get("name") == WORLD else (MAIN, frame_id)
+            if key == frame_id or aux.get("isDefault"):
                 with lock:
-                    frames[frame_id] = context["id"]
+                    frames[key] = context["id"]
 
         def destroyed(params: dict) -> None:
             with lock:
@@ -154,6 +174,17 @@ class Worlds:
 
 
 WORLDS = Worlds()
+
+
+class WorldsHook:
+    """The tab hook: each session's worlds followed from its start, so even the page's own world,
+    made before any snapshot, is known."""
+
+    def attach(self, tab, session: Session, *, child: bool) -> None:
+        WORLDS.watch(session.unwrapped)  # hooks get a stand-in while the target is paused
+
+    def detach(self, tab) -> None:
+        pass
 
 
 def world(session: Session, frame_id: str, timeout: float) -> int:

@@ -45,6 +45,7 @@ class NavigationLog:
         self.frame_id = frame_id
         self.requested = 0  # navigations of this tab asked for so far
         self.settled = 0  # and those that reached a document or ended otherwise
+        self.committed = 0  # new documents of the main frame (not a download, a 204)
         self._loader: str | None = None
         self._started = False  # a load began since the last request (its stop then counts)
         self._cond = threading.Condition()
@@ -63,6 +64,7 @@ class NavigationLog:
         if frame.get("id") == self.frame_id and not frame.get("parentId"):
             with self._cond:
                 self._loader = frame.get("loaderId")
+                self.committed += 1
 
     def on_lifecycle(self, params: dict) -> None:
         if (
