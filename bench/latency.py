@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Latency of the service next to bare CDP in the same run (issue 2), and act latency next to
 Playwright (issue 4). Usage: bench/latency.py [--n 500] [--json OUT]
+[--effects [--against CHECKOUT]]
 
 The service runs as deployed, `python -m clawd serve` in a process of its own: in this process
 its threads would share one interpreter lock with the client that measures it."""
@@ -11,11 +12,21 @@ import argparse
 import json
 import pathlib
 import statistics
+import tempfile
 import time
 
 import psutil
 import websocket
-from common import Site, interleaved, print_table, start_service_process, summary, write_json
+from common import (
+    ServeProcess,
+    Site,
+    interleaved,
+    print_table,
+    service_config,
+    start_service_process,
+    summary,
+    write_json,
+)
 
 
 def bare_cdp_call(port: int, target_id: str):
@@ -130,22 +141,61 @@ def service_figures(n: int) -> dict:
         site.close()
 
 
-def effect_figures(n: int) -> dict:
+def effect_figures(n: int, against: str | None = None) -> dict:
     """POST /act round trips with `effect` on and off (browser.actEffects), two services side by
-    side on the same fixture page, their calls interleaved: what watching an act costs."""
+    side on the same fixture page, their calls interleaved: what watching an act costs. With
+    `against` (another checkout, e.g. a git worktree of the commit before effects), a third
+    service runs that checkout's code ("before")."""
     site = Site()
-    services = {on: start_service_process({"browser": {"actEffects": on}}) for on in (True, False)}
+    services = {
+        label: start_service_process({"browser": {"actEffects": on}})
+        for label, on in (("on", True), ("off", False))
+    }
     try:
+        if against:
+            services["before"] = _checkout_service(against)
         calls = {}
-        for on, running in services.items():
-            calls.update(_effect_calls(running, site, "on" if on else "off"))
-        order = sorted(calls, key=lambda name: name.replace("(off)", "(on)"))  # on, off, on, off
-        samples = interleaved({name: calls[name] for name in order}, n, rounds=max(10, n // 5))
+        for label, running in services.items():
+            calls.update(_effect_calls(running, site, label))
+        samples = interleaved(dict(sorted(calls.items())), n, rounds=max(10, n // 5))
         return {name: summary(values) for name, values in samples.items()}
     finally:
         for running in services.values():
             running.close()
         site.close()
+
+
+def _checkout_service(checkout: str):
+    """`serve` from another checkout: run in its folder (`python -m` finds its package first),
+    with the config cut to the keys its schema knows."""
+    schema = json.loads(pathlib.Path(checkout, "clawd/config/schema.json").read_text())
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="clawd-bench-"))
+    return ServeProcess(
+        tmp,
+        service_config(tmp / "home"),
+        extra_args=("--log-level", "info"),
+        prefix=("env", "-C", checkout),
+        edit=lambda data: _known_keys(data, schema, schema),
+    )
+
+
+def _known_keys(data, schema: dict, root: dict) -> None:
+    """Drop from `data` the keys a closed object of `schema` does not list (JSON Schema: $ref to
+    $defs, properties, additionalProperties)."""
+    if not isinstance(data, dict) or not isinstance(schema, dict):
+        return
+    if "$ref" in schema:
+        schema = root.get("$defs", root.get("definitions", {})).get(schema["$ref"].split("/")[-1])
+        schema = schema or {}
+    properties = schema.get("properties") or {}
+    extra = schema.get("additionalProperties")
+    if extra is False:
+        for key in [k for k in data if k not in properties]:
+            del data[key]
+    for key, value in data.items():
+        sub = properties.get(key) or (extra if isinstance(extra, dict) else None)
+        if sub:
+            _known_keys(value, sub, root)
 
 
 def _effect_calls(running, site, label: str) -> dict:
@@ -173,26 +223,26 @@ def _effect_calls(running, site, label: str) -> dict:
 
 
 def effects_table(figures: dict) -> None:
-    rows = []
+    rows, before = [], any(name.endswith("(before)") for name in figures)
     for name, on in figures.items():
         if name.endswith("(on)"):
-            off = figures[name[: -len("(on)")] + "(off)"]
-            added = (on["p50"] - off["p50"]) / off["p50"] * 100
-            rows.append(
-                [
-                    name[: -len(" (on)")],
-                    off["p50"],
-                    on["p50"],
-                    f"{added:+.1f} %",
-                    off["p99"],
-                    on["p99"],
-                ]
-            )
+            act = name[: -len(" (on)")]
+            off = figures[f"{act} (off)"]
+            row = [act, off["p50"], on["p50"], _added(on, off), off["p99"], on["p99"]]
+            if before:
+                past = figures[f"{act} (before)"]
+                row += [past["p50"], _added(on, past)]
+            rows.append(row)
+    header = ["act", "p50 off", "p50 on", "p50 added", "p99 off", "p99 on"]
     print_table(
         "act latency with effects off and on (ms, interleaved; browser.actEffects)",
-        ["act", "p50 off", "p50 on", "p50 added", "p99 off", "p99 on"],
+        header + (["p50 before", "on vs before"] if before else []),
         rows,
     )
+
+
+def _added(now: dict, then: dict) -> str:
+    return f"{(now['p50'] - then['p50']) / then['p50'] * 100:+.1f} %"
 
 
 def idle_rss(running) -> float:
@@ -270,9 +320,12 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=500)
     parser.add_argument("--json")
     parser.add_argument("--effects", action="store_true", help="only act latency, effects on/off")
+    parser.add_argument(
+        "--against", metavar="CHECKOUT", help="with --effects: also another checkout's service"
+    )
     args = parser.parse_args()
     if args.effects:
-        effects = effect_figures(args.n)
+        effects = effect_figures(args.n, args.against)
         effects_table(effects)
         write_json(args.json, {"effects": effects})
         return

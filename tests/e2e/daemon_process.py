@@ -65,15 +65,23 @@ def write_config(path: pathlib.Path, config, *, edit=None) -> dict:
 
 class ServeProcess:
     def __init__(
-        self, tmp: pathlib.Path, config, *, extra_args=(), prefix=(), ready_timeout: float = 15.0
+        self,
+        tmp: pathlib.Path,
+        config,
+        *,
+        extra_args=(),
+        prefix=(),
+        ready_timeout: float = 15.0,
+        edit=None,
     ):
         """`prefix` goes before the interpreter on the command line (bench/instructions.py runs
-        the service under valgrind, which needs minutes, not seconds, to be ready)."""
+        the service under valgrind, which needs minutes, not seconds, to be ready); `edit`
+        changes the config's data before it is written."""
         self.tmp, self.config = tmp, config
         self.home = config.home
         self.config_path = tmp / "clawd.yaml"
         self.log_path = tmp / "clawd.log"
-        write_config(self.config_path, config)
+        write_config(self.config_path, config, edit=edit)
         self.notify = NotifySocket()
         env = {
             **os.environ,

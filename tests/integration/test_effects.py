@@ -184,6 +184,14 @@ def test_a_password_typed_is_its_length_never_its_text(targets):
     assert effect["value"] == {"ref": ref, "before": "", "after": "*******"}
 
 
+def test_text_typed_into_an_editable_element_is_its_text_before_and_after(targets):
+    ref = targets.ref("textbox", "Bio")
+    effect = targets.act("type", ref=ref, text="New bio")["effect"]
+    assert effect["value"]["ref"] == ref and effect["value"]["before"] == "Old bio"
+    assert effect["value"]["after"] == targets.value("document.getElementById('bio').innerText")
+    assert "New bio" in effect["value"]["after"]
+
+
 def test_a_role_ref_found_again_after_a_rerender_compares_the_new_elements_value(client, targets):
     ref = next(
         r

@@ -30,7 +30,9 @@
     if (tag === "INPUT" && (e.type === "checkbox" || e.type === "radio")) return { checked: e.checked };
     if (tag === "INPUT" && e.type === "password") return { value: "*".repeat(e.value.length) };
     if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return { value: e.value };
-    if (e.isContentEditable) return { value: e.innerText };
+    // isContentEditable asks for the element's style: a recalculation on the act's way back,
+    // after a change, unless an attribute says it may be editable
+    if (e.closest("[contenteditable]") && e.isContentEditable) return { value: e.innerText };
     const aria = ["aria-checked", "aria-pressed", "aria-expanded", "aria-selected"]
       .filter((a) => e.hasAttribute(a)).map((a) => [a.slice(5), e.getAttribute(a)]);
     return aria.length ? Object.fromEntries(aria) : null;
