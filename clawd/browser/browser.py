@@ -42,6 +42,7 @@ class Browser:
         id_counter: Iterable[int] | None = None,
         window_per_tab: bool = False,
         no_tab: Callable[[], Exception] | None = None,
+        attaches_popups: bool = True,
     ):
         self.connection = connection
         self.profile = profile
@@ -54,6 +55,9 @@ class Browser:
         # with no tab, a call naming none opens about:blank, unless this says why it may not
         # (the extension relay: only the user shares tabs)
         self.no_tab = no_tab
+        # whether a window a tab opens becomes a tab here (not through the extension relay: only
+        # the user shares tabs), so an act may wait for it
+        self.attaches_popups = attaches_popups
         self._ids = id_counter or itertools.count(1)
         self._tabs: dict[str, Tab] = {}  # raw targetId -> Tab
         # readers take the lock itself; Condition's own `with` is a Python call more each time

@@ -30,7 +30,8 @@ class ExtensionDriver(Driver):
         return relay.browser_ws_url
 
     def browser_options(self) -> dict:
-        return {"no_tab": _no_tab}
+        # a window a shared tab opens stays the user's until they share it
+        return {"no_tab": _no_tab, "attaches_popups": False}
 
     def status(self) -> dict:
         relay = self.relay
