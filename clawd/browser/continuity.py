@@ -267,7 +267,9 @@ def _write_storage(connection: Connection, storage: dict[str, dict[str, str]]) -
                 continue
             try:
                 if not scratch.visit(origin):
-                    log.warning("localStorage of %s not restored: not reached", origin)
+                    log.warning(
+                        "localStorage of %s not restored: not reached (%s)", origin, scratch.failure
+                    )
                     continue
                 scratch.write_local(origin, list(items.items()))
             except errors.ClawdError as exc:

@@ -201,8 +201,9 @@ def _scratch_write(browser, origins: list[Origin]) -> list[str]:
         for entry in origins:
             if not scratch.visit(entry.origin):
                 log.warning(
-                    "localStorage of %s not restored: the scratch tab did not get there",
+                    "localStorage of %s not restored: the scratch tab did not get there (%s)",
                     entry.origin,
+                    scratch.failure,
                 )
                 continue
             scratch.write_local(entry.origin, entry.local)

@@ -33,6 +33,7 @@ class ScratchTab:
 
     def __init__(self, connection: Connection, browser=None, *, timeout: float = CALL_TIMEOUT):
         self.timeout = timeout
+        self.failure = ""  # why the last visit() failed
         self.root = Session(connection)
         self.session: Session | None = None
         made = self.root.call("Target.createTarget", {"url": "about:blank"}, timeout=timeout)
@@ -91,11 +92,16 @@ class ScratchTab:
 
     def visit(self, origin: str, attempts: int = 3) -> bool:
         """Stand at `origin`; False when the tab did not get there in `attempts` tries (a try
-        fails when another client's continue beat our fulfil: offline, the request failed)."""
+        fails when another client's continue beat our fulfil: offline, the request failed), the
+        last try's reason in `failure`."""
         return any(self._visit(origin) for _ in range(attempts))
 
     def _visit(self, origin: str, wait: float = 5.0) -> bool:
-        self.session.call("Page.navigate", {"url": origin + "/"}, timeout=self.timeout)
+        went = self.session.call("Page.navigate", {"url": origin + "/"}, timeout=self.timeout)
+        if went.get("errorText"):  # the navigation failed: no document to wait for
+            self.failure = f"navigating failed: {went['errorText']}"
+            return False
+        self.failure = f"the tab was not at {origin} within {wait:g} s"
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             try:
