@@ -82,16 +82,13 @@ INSTALLED = Installed()
 
 class Ahead:
     """A tab's watch calls that ride in front of the act's next call to the same session (one
-    write, no message of their own), and those sent alone whose replies are not in yet."""
+    write, no message of their own)."""
 
     def __init__(self):
         self.unsent: list[tuple] = []  # (session, method, params, keep(reply))
-        self.pending: list = []
 
     def reset(self) -> None:
-        for pending in self.pending:
-            pending.discard()
-        self.unsent, self.pending = [], []
+        self.unsent = []
 
     def take(self, session) -> list[tuple]:
         mine = [u for u in self.unsent if u[0] is session]
@@ -108,8 +105,6 @@ class Ahead:
             sent = session.send_many([(m, p) for _, m, p, _ in mine])
             for (*_, keep), pending in zip(mine, sent):
                 keep(_wait(pending))
-        while self.pending:
-            _wait(self.pending.pop(0))
 
 
 AHEAD = StateKey("act.effects.ahead", lambda tab: Ahead())
@@ -120,7 +115,7 @@ def riding(tab: Tab, session, calls: list[tuple[str, dict | None]]) -> tuple[lis
     replies (guard.py sends them all in one write). Before input, they are sent and answered
     first instead."""
     ahead = tab.state.peek(AHEAD)
-    if ahead is None or not (ahead.unsent or ahead.pending):
+    if ahead is None or not ahead.unsent:
         return calls, []
     if calls[0][0].startswith("Input."):
         ahead.flush()
