@@ -100,6 +100,15 @@ class Browser:
     # -- attach / detach ----------------------------------------------------------------------
     def _on_attached(self, params: dict) -> None:
         info, session_id = params["targetInfo"], params["sessionId"]
+        with self._lock:
+            known = self._tabs.get(info["targetId"])
+        if known is not None and not known.closed.is_set():
+            # a second session of a tab clawd has (the scratch tab's own, which Chrome reports
+            # here too): instrumenting it would put the tab's hooks, the guard's Fetch among
+            # them, on a session that is not theirs (seen: the guard continued the scratch tab's
+            # request, which then failed offline)
+            log.debug("tab %s: a second session attached, left alone", known.tab_id)
+            return
         session = Session(self.connection, session_id, info["targetId"])
         tab = Tab(
             f"t{next(self._ids)}",

@@ -147,3 +147,16 @@ def test_a_scratch_tab_on_a_closed_connection_is_a_clawd_error(bare):
         connection.close()
         with pytest.raises(errors.BrowserGone):
             ScratchTab(connection)
+
+
+def test_a_scratch_tab_s_own_session_gets_none_of_the_tab_hooks(service, client, site):
+    """Chrome reports the scratch tab's own attach to the browser too: the browser keeps the tab
+    it has (its session, its hooks) and leaves the second session alone, else the tab's guard
+    would pause and continue the scratch tab's requests on that session."""
+    from clawd.page.state.scratch import ScratchTab
+
+    client.open(site.url("/index.html"))  # the browser is up
+    browser = service.service.runtime(None).ensure()
+    with ScratchTab(browser.connection, browser) as scratch:
+        tab = browser.wait_for_tab(scratch.target_id, 5.0)
+        assert tab.session.session_id != scratch.session.session_id
