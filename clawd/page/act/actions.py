@@ -128,7 +128,8 @@ class Marks:
         log = navigation.navigation_log(tab)
         self.navigations, self.documents = log.requested, log.committed
         self.url = tab.url
-        # an act on refs starts its watch with its first element's value read (effects.py)
+        # an act on refs starts its watch in the look-up of its first ref, an evaluate in its
+        # function's wrapper (effects.py)
         self.watch = effects.Watch(tab, browser, deferred=refs) if watch else None
 
 
