@@ -116,9 +116,9 @@ def test_response_waiter_binds_the_first_matching_response_only():
         "s", {"requestId": "3", "response": {"url": "http://a.test/data", "status": 500}}
     )
     assert waiter.request_id == "2" and log.waiting() == 0
-    assert waiter.wait(0.01) is False  # matched, but not finished loading yet
+    assert waiter.wait_matched(0.01) and not waiter.finished  # not finished loading yet
     log.on_finished({"requestId": "2"})
-    assert waiter.wait(0.01) is True and waiter.failure is None
+    assert waiter.finished and waiter.failure is None
 
 
 @pytest.mark.parametrize(

@@ -143,6 +143,13 @@ class DownloadManager:
                     item["_claimed"] = True
             return [public(i) for i in found]
 
+    def wait_begun(self, seq: int, deadline: float) -> bool:
+        """Until a download begun after `seq` is known, or `deadline`."""
+        with self._cond:
+            return self._cond.wait_for(
+                lambda: self.seq > seq, timeout=max(0.0, deadline - time.monotonic())
+            )
+
     def wait(self, deadline: float, *, after: int | None = None) -> dict:
         """The oldest unreported download (begun after `after` when given), once it is finished."""
         with self._cond:
@@ -253,10 +260,7 @@ def wait_begun(browser, seq: int, deadline: float) -> bool:
     manager = _manager(browser)
     if manager is None or manager.unsupported is not None:
         return False
-    with manager._cond:
-        return manager._cond.wait_for(
-            lambda: manager.seq > seq, timeout=max(0.0, deadline - time.monotonic())
-        )
+    return manager.wait_begun(seq, deadline)
 
 
 def wait_next(browser, deadline: float, *, after: int | None = None) -> dict:

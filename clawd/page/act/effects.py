@@ -1,7 +1,8 @@
 """What an action did, as a person would have noticed it: the `effect` of an act
-answer. A watch starts in the page as the act starts (sent, not waited for: the act's own calls
-queue behind it in the same pipe), is read by the evaluate that already reads the page's state
-after the settle, and is folded with what the service saw (navigation, tabs, dialogs, downloads)."""
+answer. A watch starts in the page as the act starts (in the look-up of its first ref, in an
+evaluate's own wrapper, or in front of its first call to the page), is read by the call that
+already reads the page's state after the settle, and is folded with what the service saw
+(navigation, tabs, dialogs, downloads)."""
 
 from __future__ import annotations
 
@@ -157,7 +158,6 @@ class Watch:
 
     def __init__(self, tab: Tab, browser, *, deferred: bool = False):
         self.tab = tab
-        self.url = tab.url
         self.tabs = {t.tab_id for t in _tabs(browser)}
         self.token = secrets.token_hex(4)
         self.seen: dict | None = None  # what the page's watch reported, once read

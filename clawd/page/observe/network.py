@@ -269,13 +269,6 @@ class ResponseWaiter:
     def finished(self) -> bool:
         return self._finished.is_set()
 
-    def wait(self, timeout: float) -> bool:
-        """True once the matched response finished loading (or failed) within `timeout`."""
-        deadline = time.monotonic() + timeout
-        return self.wait_matched(timeout) and self._finished.wait(
-            max(0.0, deadline - time.monotonic())
-        )
-
     def wait_matched(self, timeout: float) -> bool:
         """True once the matched response's headers arrived (or the wait ended) in `timeout`."""
         return self._matched.wait(timeout)

@@ -128,18 +128,21 @@ class Worlds:
 
     def watch(self, session: Session) -> None:
         """Follow `session`'s worlds from now on (before Runtime is enabled: from its first)."""
-        with self._lock:
-            if session not in self._frames:
-                self._frames[session] = frames = {}
-                self._watch(session, frames)
+        self._followed(session)
 
-    def _known(self, session: Session, key, timeout: float) -> int | None:
+    def _followed(self, session: Session) -> dict | None:
+        """The session's worlds; None when it was not followed until now (it is from now on)."""
         with self._lock:
             frames = self._frames.get(session)
             if frames is None:
-                self._frames[session] = frames = {}
-                self._watch(session, frames)
-                return None
+                self._frames[session] = {}
+                self._watch(session, self._frames[session])
+            return frames
+
+    def _known(self, session: Session, key, timeout: float) -> int | None:
+        frames = self._followed(session)
+        if frames is None:
+            return None
         session.connection.events.flush(max(0.05, min(1.0, timeout)))  # what came is handled
         with self._lock:
             return frames.get(key)
