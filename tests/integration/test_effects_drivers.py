@@ -77,30 +77,30 @@ def _service(home, site: Site, profile: dict, **browser) -> RunningService:
     return RunningService(config_from_data(data, env={"CLAWD_HOME": str(home)}))
 
 
-@contextlib.contextmanager
-def attach_only(tmp, site: Site) -> Iterator[Backend]:
+def attach_only(tmp, site: Site) -> contextlib.AbstractContextManager[Backend]:
     require_chromium()
     bare = BareChromium(tmp)
-    backend = Backend(
-        _service(tmp / "home", site, {"cdpPort": bare.port, "attachOnly": True}), site
+    return _on_bare(tmp, site, bare, {"cdpPort": bare.port, "attachOnly": True})
+
+
+def existing_session(tmp, site: Site) -> contextlib.AbstractContextManager[Backend]:
+    require_chromium()
+    bare = BareChromium(tmp, port=0)  # found through its DevToolsActivePort, as a user's Chrome
+    return _on_bare(
+        tmp, site, bare, {"driver": "existing-session", "userDataDir": str(bare.user_data)}
     )
-    try:
-        yield backend
-    finally:
-        backend.close()
-        bare.close()
 
 
 @contextlib.contextmanager
-def existing_session(tmp, site: Site) -> Iterator[Backend]:
-    require_chromium()
-    bare = BareChromium(tmp, port=0)  # found through its DevToolsActivePort, as a user's Chrome
-    profile = {"driver": "existing-session", "userDataDir": str(bare.user_data)}
-    backend = Backend(_service(tmp / "home", site, profile), site)
+def _on_bare(tmp, site: Site, bare: BareChromium, profile: dict) -> Iterator[Backend]:
+    """A backend whose profile reaches `bare`, a Chromium of the test's own; both closed after."""
     try:
-        yield backend
+        backend = Backend(_service(tmp / "home", site, profile), site)
+        try:
+            yield backend
+        finally:
+            backend.close()
     finally:
-        backend.close()
         bare.close()
 
 
