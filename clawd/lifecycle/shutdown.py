@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 
 from clawd import errors
+from clawd.page.observe import recording
 from clawd.server.app import ClawdServer
 from clawd.server.service import Service
 
@@ -18,6 +19,7 @@ log = logging.getLogger("clawd.daemon")
 SHUTDOWN_BUDGET = 10.0  # the promise: SIGTERM to exit in less than this
 DRAIN_S = 4.0  # how long in-flight requests may finish before their browsers are stopped
 BROWSER_STOP_S = 4.0  # Browser.close, SIGTERM, SIGKILL after 2.5 s: bounded, run in parallel
+RECORDINGS_S = 2.0  # ffmpeg ends a real-time stream in well under a second
 
 
 def give_up(began: float, budget: float) -> None:
@@ -58,6 +60,7 @@ class Shutdown:
         watchdog = self._watchdog(began)
         self.server.drain()
         self._drain()
+        self._end_recordings()
         self._stop_browsers()
         left = self.budget - 2.0 - (time.monotonic() - began)
         if not self.server.in_flight.wait_idle(max(left, 0.1)):
@@ -92,6 +95,13 @@ class Shutdown:
                 request,
                 f": answered {error.http_status} {error.code}" if answered else "",
             )
+
+    def _end_recordings(self) -> None:
+        """Recordings end as `shutdown` while their browsers still run: each video finished,
+        each sidecar written (the acts drained above are in it)."""
+        runtimes = self.service.running_runtimes()
+        tabs = [tab for r in runtimes if r.browser is not None for tab in r.browser.tabs()]
+        recording.end_all(tabs, "shutdown", RECORDINGS_S)
 
     def _stop_browsers(self) -> None:
         service = self.service

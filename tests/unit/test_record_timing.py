@@ -45,6 +45,7 @@ class FakeSession:
 
 class FakeTab:
     tab_id, target_id = "t1", "T1"
+    crashed = False
 
     def __init__(self):
         self.session = FakeSession()
@@ -129,6 +130,7 @@ def test_a_closed_tab_ends_the_recording_by_itself(rig):
     rec, clock, encoder, tab = rig
     paint(rec, clock, 0.0, b"A")
     clock.now = 100.3
+    tab.closed.set()  # the Browser's handler of the same event ran first
     tab.session.handlers["Target.detachedFromTarget"]({"sessionId": "S1"})
     assert rec.done.wait(10)
     assert rec.result["stoppedBy"] == "tabClosed" and encoder.fed == [b"A"] * 3

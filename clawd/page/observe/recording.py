@@ -1,7 +1,7 @@
 """Video recordings of a tab: Page.startScreencast frames, sampled at a constant frame rate and
 piped as JPEGs into an ffmpeg subprocess (imageio-ffmpeg's binary) that writes WebM (VP8) under
-$CLAWD_HOME/recordings, with a sidecar JSON of the acts' moments. The HTTP side is
-server/api/record.py."""
+$CLAWD_HOME/recordings, with a sidecar JSON of the acts' moments (rewritten after each act, so
+even a killed service leaves it). The HTTP side is server/api/record.py."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ import pathlib
 import queue
 import secrets
 import subprocess
+import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from clawd import errors
@@ -32,6 +33,13 @@ MIN_CLUSTER, MAX_CLUSTER = 16384, 1 << 20  # bytes: a WebM cluster's bounds (Enc
 FIRST_FRAME = 2.0  # seconds a stop waits for a first frame that has not come yet
 ENCODER_EXIT = 20.0  # seconds ffmpeg gets to write the file's end once its input ends
 _STOP = object()
+SCREENCAST = {
+    "format": "jpeg",
+    "quality": QUALITY,
+    "maxWidth": MAX_SIDE[0],
+    "maxHeight": MAX_SIDE[1],
+    "everyNthFrame": 1,  # more would skip the one frame a still page paints
+}
 
 
 # libvpx's fastest real-time mode, one thread, no look-ahead (frames leave as they come, so
@@ -184,6 +192,9 @@ class Recorder:
         self._written = self._received = 0
         self._stop_reason = "stop"
         self._ended_at: float | None = None
+        self._url: str | None = None  # the tab's last URL seen in Target.targetInfoChanged
+        self._sidecar_lock = threading.Lock()  # one writer at a time; the final one seals it
+        self._sealed = False
         self.result: dict | None = None
         self.done = threading.Event()
         self.started = clock()
@@ -197,22 +208,15 @@ class Recorder:
             session.on("Page.screencastFrame", self._on_frame),
             events.subscribe("Target.detachedFromTarget", self._on_detached, None),
             events.subscribe("Target.targetDestroyed", self._on_destroyed, None),
+            events.subscribe("Target.targetInfoChanged", self._on_navigated, None),
         ]
         try:
-            session.call(
-                "Page.startScreencast",
-                {
-                    "format": "jpeg",
-                    "quality": QUALITY,
-                    "maxWidth": MAX_SIDE[0],
-                    "maxHeight": MAX_SIDE[1],
-                    "everyNthFrame": 1,  # more would skip the one frame a still page paints
-                },
-            )
+            session.call("Page.startScreencast", SCREENCAST)
         except BaseException:
             self._unhook()
             raise
         self._thread.start()
+        self._note_sidecar()  # a service killed before the first act still leaves one
 
     def stop(self, reason: str = "stop") -> dict:
         """Finish the file (if the writer has not already) and what was recorded."""
@@ -235,6 +239,7 @@ class Recorder:
         moment = {"t": round(started - self.started, 3), "end": round(ended - self.started, 3)}
         with self._lock:
             self._acts.append({**moment, "kind": kind, **facts})
+        self._note_sidecar()  # at most the moment of the act in flight dies with the service
 
     # -- the event thread's part ------------------------------------------------------------------
     def _on_frame(self, params: dict) -> None:
@@ -251,8 +256,34 @@ class Recorder:
         if params.get("targetId") == self.tab.target_id:
             self._gone()
 
+    def _on_navigated(self, params: dict) -> None:
+        """The tab's URL changed: a navigation that may have swapped its renderer, which can
+        stop the screencast; starting it again is harmless when it still runs."""
+        info = params.get("targetInfo", {})
+        if info.get("targetId") == self.tab.target_id and info.get("url") != self._url:
+            self._url = info.get("url")
+            self._restart()
+
     def _gone(self) -> None:
-        self._end("tabClosed")
+        """The tab's target detached or went: the end only when the Browser let the tab go
+        (its handler ran first); else a renderer swap under a tab that is still there."""
+        reason = self.gone_reason()
+        if reason is None:
+            self._restart()
+        else:
+            self._end(reason)
+
+    def gone_reason(self) -> str | None:
+        """Why the tab can send no more frames (browserGone, tabCrashed, tabClosed), or None."""
+        if self.tab.session.closed:
+            return "browserGone"
+        if self.tab.crashed:
+            return "tabCrashed"
+        return "tabClosed" if self.tab.closed.is_set() else None
+
+    def _restart(self) -> None:
+        log.debug("recording of %s: screencast started again", self.tab.tab_id)
+        self.tab.session.send_and_forget("Page.startScreencast", SCREENCAST)
 
     def _end(self, reason: str) -> None:
         """The video ends now, however far behind the writer is."""
@@ -296,11 +327,12 @@ class Recorder:
             try:
                 item = self._frames.get(timeout=min(left, CLOSED_POLL))
             except queue.Empty:
-                if self.tab.closed.is_set() or self.tab.session.closed:
-                    return "tabClosed"
+                gone = self.gone_reason()
+                if gone is not None:
+                    return gone
                 continue
             if item is _STOP:
-                if self._latest is None and self._stop_reason == "stop":
+                if self._latest is None and self._stop_reason in ("stop", "shutdown"):
                     self._await_first()
                 return self._stop_reason
             if not self._take(*item):
@@ -355,7 +387,7 @@ class Recorder:
             reason, failure = "encoderFailed", failure or complaint
         self.result = self._summary(reason, failure)
         try:
-            self._write_sidecar()
+            self._write_sidecar(self.result)
         finally:
             self.done.set()
         log.info("recording of %s ended (%s): %d frames", self.tab.tab_id, reason, self._written)
@@ -386,19 +418,43 @@ class Recorder:
             summary["failure"] = failure
         return summary
 
-    def _write_sidecar(self) -> None:
-        with self._lock:
-            acts = list(self._acts)
-        doc = {
-            "video": self.path.name,
-            "startedAt": round(self.started_at, 3),
-            **{k: v for k, v in self.result.items() if k not in ("path", "sidecar", "acts")},
-            "tabId": self.tab.tab_id,
-            "acts": acts,
-        }
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-        with os.fdopen(os.open(self.sidecar, flags, 0o600), "w", encoding="utf-8") as out:
-            json.dump(doc, out, indent=1)
+    def _note_sidecar(self) -> None:
+        """The running sidecar, rewritten: a failure is logged, never the act's."""
+        try:
+            self._write_sidecar(None)
+        except OSError as exc:
+            log.warning("recording of %s: sidecar not written: %s", self.tab.tab_id, exc)
+
+    def _write_sidecar(self, result: dict | None) -> None:
+        """The sidecar as it stands, replaced whole (a reader never sees half of one); `result`
+        seals it, None marks a recording still running (stoppedBy null)."""
+        with self._sidecar_lock:
+            if self._sealed:
+                return  # a late act's rewrite must not undo the end
+            self._sealed = result is not None
+            with self._lock:
+                acts = list(self._acts)
+            ended = result or {"fps": self.limits.fps, "stoppedBy": None}
+            doc = {
+                "video": self.path.name,
+                "startedAt": round(self.started_at, 3),
+                **{k: v for k, v in ended.items() if k not in ("path", "sidecar", "acts")},
+                "tabId": self.tab.tab_id,
+                "acts": acts,
+            }
+            _replace(self.sidecar, json.dumps(doc, indent=1))
+
+
+def _replace(path: pathlib.Path, text: str) -> None:
+    """Write a new file (0600, mkstemp's) beside `path` and rename it over `path`."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        pathlib.Path(temp).unlink(missing_ok=True)
+        raise
 
 
 class RecordSlot:
@@ -461,6 +517,19 @@ def stop(tab: Tab) -> dict:
             f"no recording of tab {tab.tab_id}; start one with POST /record/start"
         )
     return recorder.stop()
+
+
+def end_all(tabs: Iterable[Tab], reason: str, timeout: float) -> int:
+    """End every running recording of these tabs (the service is stopping) and wait, at most
+    `timeout` seconds in all, for their files to be finished and their sidecars written."""
+    running = [r for r in map(recorder_of, tabs) if r is not None]
+    for recorder in running:
+        recorder._end(reason)
+    deadline = time.monotonic() + timeout
+    for recorder in running:
+        if not recorder.done.wait(max(deadline - time.monotonic(), 0)):
+            log.warning("recording of %s did not finish in time", recorder.tab.tab_id)
+    return len(running)
 
 
 def recorder_of(tab: Tab) -> Recorder | None:
