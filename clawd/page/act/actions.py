@@ -22,6 +22,7 @@ from clawd.page.act import input as pinput
 from clawd.page.act.dialogs import DialogOpened
 from clawd.page.act.guard import Guarded
 from clawd.page.observe import interception
+from clawd.page.snapshot.refs import ELEMENTS
 from clawd.page.state import navigation
 
 NO_DIALOG_CHECK = {"close", "batch"}
@@ -49,6 +50,13 @@ class Context:
         self._resolve_ref = resolve_ref
         self.effects = effects  # answer each act's `effect` (effects.py)
         self.watch: effects.Watch | None = None  # the running act's, while it runs
+        self.holding: set = set()  # sessions where the running act holds elements
+
+    def release(self) -> None:
+        """The elements the act held let go (after its last call to them)."""
+        for session in self.holding:
+            session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": ELEMENTS})
+        self.holding = set()
 
     def deadline_for(self, action: Action) -> float:
         timeout = action.args.get("timeoutMs")
@@ -66,7 +74,10 @@ class Context:
 
             self._resolve_ref = resolve_ref
         watch = self.watch
-        resolved = self._resolve_ref(self.tab, ref, before=watch.prelude if watch else None)
+        resolved = self._resolve_ref(
+            self.tab, ref, before=watch.prelude if watch else None, element=True
+        )
+        self.holding.add(resolved.session)
         element = pinput.element_for(page, resolved)
         if watch is not None:
             watch.target(element, replaced=resolved.replaced)
@@ -76,9 +87,12 @@ class Context:
 def run(ctx: Context, action: Action) -> dict:
     """What the action did and the page's state after it. A batch's `results` hold one entry
     per action run, in order: its data, or `{kind, error, code, status}` for one that failed."""
-    if action.kind == "batch":
-        return _run_batch(ctx, action)
-    return _run_one(ctx, action)
+    try:
+        if action.kind == "batch":
+            return _run_batch(ctx, action)
+        return _run_one(ctx, action)
+    finally:
+        ctx.release()
 
 
 def _run_one(ctx: Context, action: Action) -> dict:

@@ -14,6 +14,7 @@ from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
 from clawd.page.act import actionability
 from clawd.page.act.guard import Guarded
+from clawd.page.snapshot.refs import ELEMENTS
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4}
 
@@ -21,14 +22,32 @@ BUTTONS = {"left": 1, "right": 2, "middle": 4}
 @dataclass
 class Element:
     """An element resolved from a ref, ready to be acted on, with the act's guarded way to the
-    session it lives in (its deadline is the act's)."""
+    session it lives in (its deadline is the act's). `object_id` is the element in clawd's world
+    (or, for a ref found by other means, the page's own); its backend node id is asked for only
+    when something needs it (a cover's name, a file input): one round trip less an act."""
 
     page: Guarded
-    backend_node_id: int
+    backend: int | None
     object_id: str
     ref: str = ""
     role: str = ""
     name: str = ""
+    main: bool = False  # object_id is in the page's own world
+
+    @property
+    def backend_node_id(self) -> int:
+        if self.backend is None:
+            answer = self.page.call("DOM.describeNode", {"objectId": self.object_id})
+            self.backend = answer["node"]["backendNodeId"]
+        return self.backend
+
+    def in_main_world(self) -> str:
+        """The element's object id in the page's own world, for a function of the page's
+        (evaluate with a ref sees the page's globals)."""
+        if self.main:
+            return self.object_id
+        params = {"backendNodeId": self.backend_node_id, "objectGroup": ELEMENTS}
+        return self.page.call("DOM.resolveNode", params)["object"]["objectId"]
 
     @property
     def tab(self) -> Tab:
@@ -88,8 +107,18 @@ def element_for(act: Guarded, resolved) -> Element:
     """An Element from a refs.ResolvedRef (session, backend_node_id, role, name, ref), reached
     through the act's guard (`act`) moved onto the ref's session."""
     page = act.on(resolved.session)
+    if resolved.object_id is not None:
+        return Element(
+            page,
+            None,
+            resolved.object_id,
+            ref=resolved.ref,
+            role=resolved.role,
+            name=resolved.name,
+        )
     try:
-        answer = page.call("DOM.resolveNode", {"backendNodeId": resolved.backend_node_id})
+        params = {"backendNodeId": resolved.backend_node_id, "objectGroup": ELEMENTS}
+        answer = page.call("DOM.resolveNode", params)
     except errors.CdpError:
         raise errors.ActElementDetached(
             f"{resolved.role} {resolved.name!r} [{resolved.ref}] is no longer in "
@@ -102,6 +131,7 @@ def element_for(act: Guarded, resolved) -> Element:
         ref=getattr(resolved, "ref", ""),
         role=getattr(resolved, "role", ""),
         name=getattr(resolved, "name", ""),
+        main=True,
     )
 
 

@@ -184,10 +184,11 @@ def evaluate(page: Guarded, source: str, *, element=None):
     """The value of the page function `source` (awaited); the element, if any, is its argument."""
     if element is not None:
         function = source if _FUNCTION.match(source) else f"function() {{ return ({source}); }}"
+        own = element.in_main_world()  # the page's function sees the page's globals
         params = {
             "functionDeclaration": function,
-            "objectId": element.object_id,
-            "arguments": [{"objectId": element.object_id}],
+            "objectId": own,
+            "arguments": [{"objectId": own}],
         }
         method, page = "Runtime.callFunctionOn", element.page
     else:

@@ -30,6 +30,7 @@ from clawd.ref_syntax import CANONICAL, REF_MODES, normalize
 STALE_HINT = "take a new snapshot"
 MODES = REF_MODES
 LOOKUP_TIMEOUT = 10.0  # a role ref's look-up: one walk of its frame
+ELEMENTS = "clawd.act"  # object group of the elements an act holds (released when it ends)
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,9 @@ class ResolvedRef:
     name: str
     ref: str
     replaced: bool = False  # a role ref found again by its role and name: another element
+    # the element itself in clawd's world (resolve_ref(..., element=True)), in object group
+    # ELEMENTS; backend_node_id is then None, for the caller to ask when it needs it
+    object_id: str | None = None
 
 
 @dataclass
@@ -114,11 +118,15 @@ def store(tab) -> RefStore:
     return tab.state[REFS]
 
 
-def resolve_ref(tab, ref: str, *, before: Callable | None = None) -> ResolvedRef:
+def resolve_ref(
+    tab, ref: str, *, before: Callable | None = None, element: bool = False
+) -> ResolvedRef:
     """The live node behind `ref`; RefUnknown (404) or RefStale (409) otherwise. `before(session,
     frame_id, context, ref)` may give `(function source, arguments)` of a function to call in the
     ref's world just before its element is looked up there, in the same command (an act's watch:
-    page/act/effects.py)."""
+    page/act/effects.py). With `element`, a ref of the latest snapshot answers its element in
+    clawd's world instead of its backend node id: the look-up is then the only round trip (an
+    act's, which releases ELEMENTS when it ends)."""
     name = normalize(ref)
     found = CANONICAL.match(name)
     if not found:
@@ -137,15 +145,23 @@ def resolve_ref(tab, ref: str, *, before: Callable | None = None) -> ResolvedRef
     frame = refs.frames.get(info["prefix"])
     if frame is None:
         raise errors.RefStale(f"the frame of ref {name} is gone; {STALE_HINT}")
-    replaced = False
+    replaced, object_id = False, None
     try:
-        backend = _live_backend_id(frame, name, before)
+        object_id = _live_element(frame, name, before)
+        backend = None if element else _backend_of(frame.session, object_id, release=True)
     except _Removed:
         if mode != "role":
             raise
-        backend, replaced = _by_role(tab, frame, name, info), True
+        backend, replaced, object_id = _by_role(tab, frame, name, info), True, None
     return ResolvedRef(
-        frame.session, backend, frame.frame_id, info["role"], info["name"], name, replaced
+        frame.session,
+        backend,
+        frame.frame_id,
+        info["role"],
+        info["name"],
+        name,
+        replaced,
+        object_id if element else None,
     )
 
 
@@ -236,7 +252,8 @@ _LOOKUP = """function(ref, ...args) {{
 }}"""
 
 
-def _live_backend_id(frame: FrameRefs, ref: str, before: Callable | None = None) -> int:
+def _live_element(frame: FrameRefs, ref: str, before: Callable | None = None) -> str:
+    """The object id of `ref`'s element in clawd's world of its frame (object group ELEMENTS)."""
     try:
         context = inject.world(frame.session, frame.frame_id, 5.0)
         prelude = before(frame.session, frame.frame_id, context, ref) if before else None
@@ -248,6 +265,7 @@ def _live_backend_id(frame: FrameRefs, ref: str, before: Callable | None = None)
                 "executionContextId": context,
                 "arguments": [{"value": value} for value in (ref, *args)],
                 "returnByValue": False,
+                "objectGroup": ELEMENTS,
             },
             timeout=5.0,
         )
@@ -258,13 +276,18 @@ def _live_backend_id(frame: FrameRefs, ref: str, before: Callable | None = None)
         if value.get("value") == "gone":
             raise _Removed(f"ref {ref} is stale (its element was removed); {STALE_HINT}")
         raise errors.RefStale(f"ref {ref} is stale (the page changed); {STALE_HINT}")
+    return value["objectId"]
+
+
+def _backend_of(session, object_id: str, *, release: bool) -> int:
+    """The backend node id of a remote element (released after, with `release`)."""
     try:
-        node = frame.session.call("DOM.describeNode", {"objectId": value["objectId"]}, timeout=5.0)[
-            "node"
+        return session.call("DOM.describeNode", {"objectId": object_id}, timeout=5.0)["node"][
+            "backendNodeId"
         ]
     finally:
-        frame.session.send_and_forget("Runtime.releaseObject", {"objectId": value["objectId"]})
-    return node["backendNodeId"]
+        if release:
+            session.send_and_forget("Runtime.releaseObject", {"objectId": object_id})
 
 
 def _resolve_ax(refs: RefStore, name: str, number: int) -> ResolvedRef:

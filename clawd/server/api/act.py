@@ -113,9 +113,14 @@ def tab_matches(tab, key: str) -> bool:
 def highlight(req: Request) -> dict:
     ctx = _context(req)
     dialogs.check_not_blocked(ctx.tab)
-    element = ctx.element(req.args["ref"], Guarded.page(ctx.tab, _deadline(req)))
-    pinput.prepare(element, enabled=False)  # showing it is no act on it
-    box = element.call(_HIGHLIGHT, req.args.get("durationMs", HIGHLIGHT_MS), element.describe())
+    try:
+        element = ctx.element(req.args["ref"], Guarded.page(ctx.tab, _deadline(req)))
+        pinput.prepare(element, enabled=False)  # showing it is no act on it
+        box = element.call(
+            _HIGHLIGHT, req.args.get("durationMs", HIGHLIGHT_MS), element.describe()
+        )
+    finally:
+        ctx.release()
     return tab_answer(ctx.tab, ref=req.args["ref"], box=box)
 
 
@@ -164,10 +169,16 @@ def _set_input(ctx: actions.Context, a: dict, files: list[str], deadline: float)
             tab.session, backend, files, timeout=remaining(deadline, at_least=0.1)
         )
         return "input"
-    element = ctx.element(a["inputRef"], Guarded.page(tab, deadline))
-    filechooser.set_input_files(
-        element.session, element.backend_node_id, files, timeout=remaining(deadline, at_least=0.1)
-    )
+    try:
+        element = ctx.element(a["inputRef"], Guarded.page(tab, deadline))
+        filechooser.set_input_files(
+            element.session,
+            element.backend_node_id,
+            files,
+            timeout=remaining(deadline, at_least=0.1),
+        )
+    finally:
+        ctx.release()
     return "input"
 
 
