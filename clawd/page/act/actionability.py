@@ -78,18 +78,25 @@ _CHECK = (
     return {state: 'hidden'};
   const first = el.getBoundingClientRect();
   if (first.width === 0 || first.height === 0) return {state: 'zero-size'};
+  // a control that takes no pointer (Bootstrap's .btn-check: pointer-events:none, clipped to
+  // nothing) is clicked where a person clicks it: on the first label of it that shows
+  const noPointer = s => s.pointerEvents === 'none'
+    || /^rect\(0px,? 0px,? 0px,? 0px\)$/.test(s.clip);
+  const shows = l => getComputedStyle(l).pointerEvents !== 'none' && l.getClientRects().length
+    && l.checkVisibility({visibilityProperty: true});
+  const box = (el.labels && noPointer(getComputedStyle(el)) && [...el.labels].find(shows)) || el;
 
   // -- stable: only an animation of the element or an ancestor can move it; then two frames
   const PAINT_ONLY = new Set(['offset', 'computedOffset', 'easing', 'composite', 'opacity', 'color',
     'backgroundColor', 'borderColor', 'boxShadow', 'outlineColor', 'fill', 'stroke']);
   const moving = () => (document.getAnimations ? document.getAnimations() : []).some(a =>
-    a.playState === 'running' && a.effect && a.effect.target && within(a.effect.target, el)
+    a.playState === 'running' && a.effect && a.effect.target && within(a.effect.target, box)
     && a.effect.getKeyframes().some(k => Object.keys(k).some(p => !PAINT_ONLY.has(p))));
   const still = () => new Promise(done => {
     const timer = setTimeout(() => done(true), 250);  // a page that draws no frames: nothing moves
     let last = null;
     const frame = () => {
-      const r = el.getBoundingClientRect(), now = [r.left, r.top, r.width, r.height].join();
+      const r = box.getBoundingClientRect(), now = [r.left, r.top, r.width, r.height].join();
       if (last === null) { last = now; requestAnimationFrame(frame); return; }
       clearTimeout(timer);
       done(now === last);
@@ -114,8 +121,8 @@ _CHECK = (
     const found = [], html = document.documentElement, body = document.body;
     const hs = getComputedStyle(html);
     const bodyIsViewport = hs.overflowX === 'visible' && hs.overflowY === 'visible';
-    let position = getComputedStyle(el).position;
-    for (let p = flatParent(el); p && p !== html; p = flatParent(p)) {
+    let position = getComputedStyle(box).position;
+    for (let p = flatParent(box); p && p !== html; p = flatParent(p)) {
       if (p.nodeType !== 1) continue;
       const s = getComputedStyle(p);
       if (s.display === 'contents') continue;
@@ -132,7 +139,7 @@ _CHECK = (
     return found;
   };
   const measure = () => {
-    const whole = el.getBoundingClientRect(), boxes = clippers(), win = view();
+    const whole = box.getBoundingClientRect(), boxes = clippers(), win = view();
     let area = win, by = null;
     let most = [Math.min(whole.width, win.right), Math.min(whole.height, win.bottom)];
     for (const p of boxes) {
@@ -160,19 +167,21 @@ _CHECK = (
   const locate = () => {
     let m = measure();
     if (opts.scroll && !m.shown) {
-      el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+      box.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
       m = measure();
     }
     let point = null;
-    for (const r of el.getClientRects()) {
+    for (const r of box.getClientRects()) {
       const v = cut(r, m.area), [w, h] = size(v);
       if (w >= 1 && h >= 1) { point = [(v.left + v.right) / 2, (v.top + v.bottom) / 2]; break; }
     }
     // typing or choosing needs no point: Playwright's fill and selectOption do not either
     if (!point) return opts.point ? {state: 'clipped', by: m.by ? selectorOf(m.by) : null}
                                   : {state: 'ok', framed: window !== window.top};
+    // left and top are the element's own: input.py pairs them with its content quads
+    const own = box === el ? m.whole : el.getBoundingClientRect();
     const answer = {state: 'ok', x: point[0], y: point[1], framed: window !== window.top,
-                    left: m.whole.left, top: m.whole.top};
+                    left: own.left, top: own.top};
     if (!opts.hit) return answer;
     const hit = topAt(el, point[0], point[1]);
     return !hit || reaches(hit) ? answer : {...answer, state: 'covered', cover: coverOf(el, hit)};

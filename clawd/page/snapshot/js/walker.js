@@ -890,7 +890,7 @@ function makeNode(walk, element, role, style, parent, hiddenControl = false) {
     node.certain = true;
     node.chromeName = undefined;
   }
-  if (walk.ai && style.pointerEvents !== "none" && !walk.errorPage && hasBox(element, style))
+  if (walk.ai && takesClicks(element, style) && !walk.errorPage && hasBox(element, style))
     node.ref = clawdMintRef(element, node, walk.options);
   const tag = element.localName;
   if (tag === "input" || tag === "textarea") {
@@ -905,6 +905,17 @@ function makeNode(walk, element, role, style, parent, hiddenControl = false) {
     visitChildren(walk, node, element, false);
   }
   return node;
+}
+
+// Whether a person can click the element: itself, or, for a control that takes no pointer
+// (Bootstrap's .btn-check: clipped away, pointer-events:none), a label of it that shows.
+function takesClicks(element, style) {
+  if (style.pointerEvents !== "none")
+    return true;
+  return [...(element.labels || [])].some((label) => {
+    const labelStyle = getElementComputedStyle(label);
+    return !!labelStyle && labelStyle.pointerEvents !== "none" && hasBox(label, labelStyle);
+  });
 }
 
 // Inside aria-hidden content, the controls a user can still reach (focusable, shown): each its
