@@ -241,19 +241,47 @@ def webmcp_tools(result: dict) -> str:
     lines = [f"{page_state(result)}: {len(tools)} page tools (call one with tool and input)"]
     for tool in tools:
         where = "" if tool.get("mainFrame", True) else f" [frame {tool.get('frame')}]"
+        where += _form_of(tool)
         lines.append(f"- {tool.get('name')}{where}: {tool.get('description') or ''}".rstrip())
         schema = tool.get("inputSchema") or {}
         lines.append(f"  input: {json.dumps(schema, ensure_ascii=False, separators=(',', ':'))}")
     return "\n".join(lines)
 
 
+def _form_of(tool: dict) -> str:
+    """A declarative tool's form: whether a call submits it or leaves the submit to the agent."""
+    if not tool.get("declarative"):
+        return ""
+    ref = f" {tool['ref']}" if tool.get("ref") else ""
+    if (tool.get("annotations") or {}).get("autosubmit"):
+        return f" [form{ref}, submitted by the call]"
+    return f" [form{ref}, filled by the call: you submit it]"
+
+
 def webmcp_call(result: dict) -> str:
     """What the page's tool answered, then the page's state after it as an act's answer."""
     lines = act(result).split("\n")
-    said = [f"tool {result.get('tool')}: {str(result.get('status', '')).lower()}"]
+    if result.get("status") == "AwaitingSubmit":
+        said = [_awaiting_submit(result)]
+    else:
+        said = [f"tool {result.get('tool')}: {str(result.get('status', '')).lower()}"]
     if result.get("output") is not None:
         said.append(f"output: {value_text(result['output'])}")
     return "\n".join([lines[0], *said, *lines[1:]])
+
+
+def _awaiting_submit(result: dict) -> str:
+    """A form the call filled and did not submit: what it holds, and what submits it."""
+    form = result.get("form") or {}
+    where = f"form {form['ref']}" if form.get("ref") else "its form"
+    values = json.dumps(form.get("values") or {}, ensure_ascii=False)
+    submit = form.get("submit") or {}
+    button = f'{submit["ref"]} "{submit.get("name", "")}"' if submit.get("ref") else None
+    then = f"click {button}" if button else "take a snapshot and click its submit button"
+    return (
+        f"tool {result.get('tool')}: filled {where}, not submitted (the page leaves the submit "
+        f"to you): {values}\nreview it, then {then}"
+    )
 
 
 def effect(found: dict) -> str:

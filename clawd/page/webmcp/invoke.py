@@ -1,6 +1,7 @@
 """Listing and calling a tab's WebMCP tools: whether the browser has WebMCP at all, the input
 checked against the tool's own inputSchema before the page sees it, `WebMCP.invokeTool` and its
-`toolResponded`, and what the call did to the page, reported as an act reports it."""
+`toolResponded` (or, for a form that waits for its submit, the form as filled), and what the
+call did to the page, reported as an act reports it."""
 
 from __future__ import annotations
 
@@ -84,6 +85,13 @@ def form_refs(tab: Tab, found: list[PageTool]) -> dict[tuple[str, str], str]:
 
 
 def _bound_ref(tool: PageTool) -> str | None:
+    value = _on_form(tool, _REF_OF)
+    return value if isinstance(value, str) else None
+
+
+def _on_form(tool: PageTool, function: str):
+    """`function` called on a declarative tool's form in clawd's world (where the snapshot's
+    element -> ref bindings are); its value, or None when the form or its document is gone."""
     session = tool.session
     try:
         context = inject.world(session, tool.frame_id, CHECK_TIMEOUT)
@@ -97,7 +105,7 @@ def _bound_ref(tool: PageTool) -> str | None:
                 "Runtime.callFunctionOn",
                 {
                     "objectId": node["objectId"],
-                    "functionDeclaration": _REF_OF,
+                    "functionDeclaration": function,
                     "returnByValue": True,
                 },
                 timeout=CHECK_TIMEOUT,
@@ -106,13 +114,35 @@ def _bound_ref(tool: PageTool) -> str | None:
             session.send_and_forget("Runtime.releaseObject", {"objectId": node["objectId"]})
     except (errors.CdpError, errors.CdpTimeout, KeyError):
         return None  # the form or its document went away meanwhile
-    value = found.get("result", {}).get("value")
-    return value if isinstance(value, str) else None
+    return found.get("result", {}).get("value")
 
 
 _REF_OF = """function() {
   const binding = globalThis.__clawd && __clawd.bindings.get(this);
   return binding ? binding.ref : null;
+}"""
+
+# A form Chromium filled for a call and left for a submit (`:tool-form-active`): its ref, what
+# its fields now hold (a password's value not repeated), its submit button (`:tool-submit-active`,
+# which Chromium focuses); null when not (yet) so.
+_FILLED = """function() {
+  const refOf = el => {
+    const binding = globalThis.__clawd && __clawd.bindings.get(el);
+    return binding ? binding.ref : undefined;
+  };
+  let waiting;
+  try { waiting = this.matches(':tool-form-active'); } catch (e) { return null; }
+  if (!waiting) return null;
+  const secret = new Set([...this.elements].filter(e => e.type === 'password').map(e => e.name));
+  const values = {};
+  for (const [name, raw] of new FormData(this)) {
+    const value = secret.has(name) ? '(hidden)' : typeof raw === 'string' ? raw : raw.name;
+    values[name] = name in values ? [].concat(values[name], value) : value;
+  }
+  const button = [...this.elements].find(e => e.matches(':tool-submit-active'));
+  const submit = button && {ref: refOf(button),
+    name: (button.innerText || button.value || button.getAttribute('aria-label') || '').trim()};
+  return {ref: refOf(this), values, submit};
 }"""
 
 
@@ -172,13 +202,45 @@ def call(
     before = actions.Marks(tab, browser)
     invocation = _invoke(tab, tool, given, deadline)
     try:
-        blocked = _wait(tab, invocation, deadline)
+        filled = _filled(tab, invocation, deadline) if waits_for_submit(tool) else None
+        blocked = filled is None and _wait(tab, invocation, deadline)
     finally:
         registry(tab).end(invocation)
     extra = {"tool": tool.name, "frame": tool.frame_id}
-    extra.update(_outcome(tab, invocation) if not blocked else _pending(invocation))
+    if filled is not None:
+        extra.update(filled)
+    else:
+        extra.update(_outcome(tab, invocation) if not blocked else _pending(invocation))
     settle = max(deadline, time.monotonic() + SETTLE_AT_LEAST)
     return actions.respond(ctx, before, settle, extra, blocked=blocked)
+
+
+def waits_for_submit(tool: PageTool) -> bool:
+    """A `<form toolname>` without `toolautosubmit` (no `annotations.autosubmit`): Chromium
+    fills it and leaves the submit to a person, or to the agent's click (docs/architecture.md,
+    WebMCP)."""
+    return tool.declarative and not tool.annotations.get("autosubmit")
+
+
+def _filled(tab: Tab, invocation: Invocation, deadline: float) -> dict | None:
+    """Once Chromium filled the form and waits for its submit: the answer that says so, with
+    the form's ref, values and submit button; None when the tool answered first, a dialog or
+    a navigation came, or the deadline passed (_wait then says which)."""
+    tools = registry(tab)
+    while invocation.response is None and time.monotonic() < deadline:
+        tab.check_usable()
+        if dialogs.state(tab).pending or invocation.removed or invocation.navigated:
+            return None
+        form = _on_form(invocation.tool, _FILLED)
+        if isinstance(form, dict):
+            return {
+                "status": "AwaitingSubmit",
+                "output": None,
+                "invocationId": invocation.invocation_id,
+                "form": {k: v for k, v in form.items() if v is not None},
+            }
+        tools.wait(invocation, min(POLL, deadline - time.monotonic()))
+    return None
 
 
 def _has(tab: Tab, name: str) -> bool:

@@ -16,7 +16,12 @@ from clawd.untrusted_fields import as_asked
 
 MAX_WAIT_MS = 30000
 LISTED = {"tools[].description": "webmcp tool"}
-CALLED = {"output": "webmcp tool output"}
+# a form a call filled (AwaitingSubmit): its values and its button's words are the page's too
+CALLED = {
+    "output": "webmcp tool output",
+    "form.values.*": "webmcp form",
+    "form.submit.name": "webmcp form",
+}
 
 
 def list_tools(req: Request) -> dict:
@@ -43,7 +48,9 @@ def list_tools(req: Request) -> dict:
 
 
 def call_tool(req: Request) -> dict:
-    """Call a tool the page offers: {status, output} and the page's state after it, as an act's."""
+    """Call a tool the page offers: {status, output} and the page's state after it, as an act's.
+    A form that waits for its submit (no toolautosubmit) answers status AwaitingSubmit at once,
+    with the form as filled and its submit button, for the agent to review and click."""
     a = req.args
     req.service.tool_policy().check(page_tool(a["name"]))  # tools.deny: [webmcp_<name>]
     tab = req.tab()
