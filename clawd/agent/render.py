@@ -308,6 +308,8 @@ def _went(found: dict) -> list[str]:
     for key, label in (("openedTabs", "opened tab"), ("closedTabs", "closed tab")):
         if found.get(key):
             parts.append(f"{label} {', '.join(map(str, found[key]))}")
+    for unshared in found.get("openedUnshared") or []:  # the relay: a tab the user did not share
+        parts.append(f"opened unshared tab {unshared.get('url') or '(url unknown)'}")
     dialog = found.get("dialog")
     if dialog:
         parts.append(f"{dialog.get('type')} dialog {_quoted(dialog.get('message', ''))}")

@@ -3,6 +3,7 @@ Tab with a stable id), their out-of-process iframes, and resolving a `targetId` 
 
 from __future__ import annotations
 
+import collections
 import itertools
 import logging
 import threading
@@ -19,6 +20,8 @@ from clawd.cdp.session import PipelinedSession, Session
 log = logging.getLogger("clawd.browser")
 
 _CREATED = attrgetter("created")  # tabs in the order they opened
+# the extension relay's event for a window a shared tab opened (clawd/relay/devtools.py)
+RELAY_TAB_OPENED = "Relay.tabOpened"
 ATTACH_TIMEOUT = 10.0
 CLOSE_TIMEOUT = 5.0
 
@@ -67,6 +70,9 @@ class Browser:
         self._quarantined: dict[str, str] = {}  # tabId / targetId / label -> why it was closed
         self.tabs_freed = 0  # closed tabs whose state was released
         self.gone_tabs: dict[str, str] = {}  # tab ids of an ended remote session -> why
+        # windows a tab opened that never become tabs here (the extension relay's tabOpened):
+        # (when, opener's targetId, url), the latest few
+        self._unshared: collections.deque[tuple[float, str, str]] = collections.deque(maxlen=64)
 
     # -- set-up -------------------------------------------------------------------------------
     def setup(self) -> None:
@@ -76,6 +82,7 @@ class Browser:
         on("Target.targetInfoChanged", self._on_info_changed, None)
         on("Target.targetDestroyed", lambda p: self._drop(p.get("targetId")), None)
         on("Target.targetCrashed", self._on_crashed, None)
+        on(RELAY_TAB_OPENED, self._on_unshared_opened, None)
         self.root.call(
             "Target.setDiscoverTargets", {"discover": True, "filter": [{"type": "page"}]}
         )
@@ -218,6 +225,13 @@ class Browser:
         if tab is not None:
             tab.url = info.get("url", tab.url)
 
+    def _on_unshared_opened(self, params: dict) -> None:
+        opener, url = params.get("openerId"), params.get("url")
+        if isinstance(opener, str):
+            url = url if isinstance(url, str) else ""
+            with self._lock:
+                self._unshared.append((time.monotonic(), opener, url))
+
     def _on_crashed(self, params: dict) -> None:
         tab = self._tabs.get(params.get("targetId", ""))
         if tab is not None:
@@ -359,4 +373,21 @@ class Browser:
         return self.use(tab)
 
     def tabs_opened_since(self, since: float, opener: Tab | None = None) -> list[Tab]:
-        return [t for t in self.tabs() if t.created >= since and t is not opener]
+        """Tabs created since `since`; with `opener`, only the windows that tab opened, so two
+        tabs acting at once never see each other's."""
+        tabs = [t for t in self.tabs() if t.created >= since and t is not opener]
+        if opener is None:
+            return tabs
+        # Chromium 156 names the opener tab's own target as openerId for window.open,
+        # target=_blank and rel=noopener/noreferrer alike (only canAccessOpener is false without
+        # an opener), also when an iframe, even out-of-process, opened it; so a noopener window is
+        # still its opener's, and a tab without openerId (Target.createTarget) is no act's
+        return [t for t in tabs if t.opener_id == opener.target_id]
+
+    def unshared_opened_since(self, since: float, opener: Tab) -> list[dict]:
+        """Windows `opener` opened since `since` that are not tabs here (the relay shares only
+        the tabs the user shares), each with its url when the browser knew it."""
+        mine = opener.target_id
+        with self._lock:
+            found = [url for at, by, url in self._unshared if at >= since and by == mine]
+        return [{"url": url} if url else {} for url in found]

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from websockets.exceptions import ConnectionClosed
 
+from clawd.browser.browser import RELAY_TAB_OPENED
 from clawd.relay.link import SharedTab
 
 log = logging.getLogger("clawd.relay")
@@ -321,6 +322,11 @@ class DevToolsClient:
     def tab_changed(self, tab: SharedTab) -> None:
         if self._discover:
             self.emit("Target.targetInfoChanged", {"targetInfo": tab.target_info()})
+
+    def tab_opened(self, opener: SharedTab, url: str) -> None:
+        """A window `opener` opened that is not shared: not a target here, so a relay event of
+        its own on the browser session (no CDP event says "a tab you cannot see opened")."""
+        self.emit(RELAY_TAB_OPENED, {"openerId": opener.target_id, "url": url})
 
     def tab_event(self, tab_id: int, child: str | None, method: str, params: dict) -> None:
         with self._lock:

@@ -332,6 +332,8 @@ class RelayServer:
             self._on_detached(message.get("tabId"))
         elif kind == "tabs":
             self._on_all_tabs(message.get("tabs"))
+        elif kind == "tabOpened":
+            self._on_tab_opened(message.get("openerTabId"), message.get("url"))
         elif kind == "ping":
             link.send({"type": "pong"})
         else:
@@ -373,6 +375,19 @@ class RelayServer:
             self._on_detached(gone)
         for tab in tabs:
             self._on_tab("attached", tab)
+
+    def _on_tab_opened(self, opener_id, url) -> None:
+        """A shared tab opened a window, which stays the user's until they share it: the client
+        hears of it (Relay.tabOpened) so the act that opened it can say so."""
+        with self._lock:
+            known = isinstance(opener_id, int) and not isinstance(opener_id, bool)  # True == 1
+            opener = self._tabs.get(opener_id) if known else None
+            client = self._client
+        if opener is None:
+            log.warning("relay: dropped a tabOpened of a tab that is not shared: %r", opener_id)
+            return
+        if client is not None:
+            client.tab_opened(opener, url if isinstance(url, str) else "")
 
     def _on_event(self, message: dict) -> None:
         tab_id, method = message.get("tabId"), message.get("method")

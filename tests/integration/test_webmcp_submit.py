@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from clawd.agent.tool import BrowserTool
-from clawd.security.content import START
 from clawd.agent.webmcp_tools import PageTools
+from clawd.security.content import START
 from tests.support.page_eval import evaluate, wait_until
 from tests.support.tabs import opened_tab
 

@@ -237,6 +237,9 @@ def _aftermath(ctx: Context, before: Marks, blocked: bool) -> dict:
     opened = ctx.browser.tabs_opened_since(before.started, opener=tab)
     if opened:
         answer["openedTabs"] = [t.to_dict() for t in navigation.refresh_all(opened)]
+    unshared = ctx.browser.unshared_opened_since(before.started, tab)  # the relay's
+    if unshared:
+        answer["openedUnshared"] = unshared
     pending = state.public_pending()
     answer["dialogs"] = {"pending": pending}
     handled = state.handled_since(before.dialogs)

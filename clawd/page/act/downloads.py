@@ -1,7 +1,8 @@
 """Downloads: one DownloadManager per browser connection puts every download in
 $CLAWD_HOME/downloads under a sanitized unique name (Browser.setDownloadBehavior allowAndName into
 a staging directory, moved when complete, so a reported file is always whole). Each download is
-reported once: in the response of the action that caused it, or by the next wait."""
+reported once: in the response of the action that caused it, or by the next wait. Through the
+extension relay only the tab's Page.downloadWillBegin comes: the download is named, not saved."""
 
 from __future__ import annotations
 
@@ -67,8 +68,27 @@ class DownloadManager:
                 del self._tabs[tab.target_id]
 
     # -- events (dispatcher thread) ---------------------------------------------------------
+    def begun_in_page(self, params: dict) -> None:
+        """A tab's Page.downloadWillBegin: the only word of a download where there is no browser
+        session (the extension relay); elsewhere Browser.downloadWillBegin already told it."""
+        if self.unsupported is not None:
+            self._on_begin(params)
+
+    def progress_in_page(self, params: dict) -> None:
+        """A tab's Page.downloadProgress, where it is the only word: the user's Chrome saved the
+        file (or not) in its own folder, so a finished one has a state but no path."""
+        if self.unsupported is None or params.get("state") == "inProgress":
+            return
+        with self._cond:
+            item = self._by_guid.pop(params.get("guid", ""), None)
+            if item is not None:
+                item["state"] = params.get("state", "completed")
+            self._cond.notify_all()
+
     def _on_begin(self, params: dict) -> None:
         with self._cond:
+            if params.get("guid") in self._by_guid:
+                return
             tab = self._tabs.get(params.get("frameId", ""))
             self.seq = next(self._seq)
             item = {
@@ -232,6 +252,8 @@ class DownloadHook:
                     Session(connection), self.directory
                 )
         manager.register(tab)
+        session.on("Page.downloadWillBegin", manager.begun_in_page)
+        session.on("Page.downloadProgress", manager.progress_in_page)
         if fresh:
             manager.start()
 
@@ -258,7 +280,7 @@ def since(browser, seq: int) -> list[dict]:
 def wait_begun(browser, seq: int, deadline: float) -> bool:
     """Until a download begun after `seq` is known (a click on <a download>), or `deadline`."""
     manager = _manager(browser)
-    if manager is None or manager.unsupported is not None:
+    if manager is None:
         return False
     return manager.wait_begun(seq, deadline)
 

@@ -427,6 +427,8 @@ def effect(watch: Watch | None, answer: dict, *, navigated: dict | None, browser
         out["navigated"] = navigated
     if answer.get("openedTabs"):
         out["openedTabs"] = [t.get("tabId") for t in answer["openedTabs"]]
+    if answer.get("openedUnshared"):  # windows the relay does not share
+        out["openedUnshared"] = answer["openedUnshared"]
     if watch is not None:
         closed = sorted(watch.tabs - {t.tab_id for t in _tabs(browser)})
         if closed:

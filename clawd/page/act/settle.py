@@ -162,11 +162,13 @@ def tracker_of(tab: Tab) -> RequestTracker:
 
 def wait_for_popups(browser, tab: Tab, since: float, count: int, deadline: float) -> None:
     """Until `count` tabs opened by `tab` after `since` are attached (or SETTLE_LIMIT passed);
-    at once where no opened window becomes a tab (the extension relay)."""
-    if not getattr(browser, "attaches_popups", True):
-        return
+    where no opened window becomes a tab (the extension relay), until the relay told of them."""
+    if getattr(browser, "attaches_popups", True):
+        opened = browser.tabs_opened_since
+    else:
+        opened = browser.unshared_opened_since
     end = min(deadline, time.monotonic() + SETTLE_LIMIT)
     while time.monotonic() < end:
-        if len(browser.tabs_opened_since(since, opener=tab)) >= count:
+        if len(opened(since, opener=tab)) >= count:
             return
         time.sleep(0.01)

@@ -253,7 +253,35 @@ chrome.debugger.onDetach.addListener((source, reason) => {
   if (source.tabId !== undefined) forget(source.tabId, reason);
 });
 
+// A window a shared tab opens stays unshared until the user shares it, but the act that opened
+// it should still say a tab opened: tell the relay which shared tab opened it, and where to.
+// window.open's tab is created before it has a URL (measured: none at onCreated), so the report
+// waits for its first URL, at most OPENED_URL_MS.
+const OPENED_URL_MS = 2000;
+const opening = new Map(); // tabId of a window a shared tab opened -> {openerTabId, timer}
+
+chrome.tabs.onCreated.addListener((tab) => {
+  if (tab.openerTabId === undefined || !shared.has(tab.openerTabId) || shared.has(tab.id)) return;
+  const url = tab.pendingUrl || tab.url || '';
+  if (url && url !== 'about:blank') {
+    send({type: 'tabOpened', openerTabId: tab.openerTabId, url});
+    return;
+  }
+  const timer = setTimeout(() => reportOpened(tab.id, ''), OPENED_URL_MS);
+  opening.set(tab.id, {openerTabId: tab.openerTabId, timer});
+});
+
+function reportOpened(tabId, url) {
+  const pending = opening.get(tabId);
+  if (!pending) return;
+  opening.delete(tabId);
+  clearTimeout(pending.timer);
+  send({type: 'tabOpened', openerTabId: pending.openerTabId, url});
+}
+
 chrome.tabs.onUpdated.addListener((tabId, change, tab) => {
+  const url = change.url || tab.pendingUrl;
+  if (opening.has(tabId) && url && url !== 'about:blank') reportOpened(tabId, url);
   const info = shared.get(tabId);
   if (!info) return;
   if (change.status) setBadge(tabId, true); // a navigation may clear the tab's own badge
