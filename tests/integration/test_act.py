@@ -3,6 +3,7 @@ the settle after an action and its timeout."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import re
 import time
 
@@ -11,6 +12,7 @@ import pytest
 from clawd import errors
 from tests.support.act import Page, opened_pages
 from tests.support.browser import service_config
+from tests.support.page_eval import wait_until
 from tests.support.service import RunningService
 from tests.support.site import answer
 
@@ -464,6 +466,23 @@ def test_a_page_that_patches_element_prototypes_cannot_mislead_the_click(forms):
     )
     forms.act("click", ref=count)
     assert forms.value("window.count") == 1
+
+
+def test_an_act_that_ends_frees_nothing_another_act_on_the_tab_still_holds(service, page):
+    # the first act waits, covered, holding its element; the second lifts the cover and ends,
+    # releasing its own elements (an object group of its own), and the first then clicks
+    two = page("/act/two-acts.html")
+    target, lift = two.ref("button", "Target"), two.ref("button", "Lift cover")
+    other = service.client()
+    other.start()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(other.act, "click", target_id=two.id, ref=target, timeoutMs=15000)
+        wait_until(lambda: two.value("window.scrolled === true"), message="the first act's scroll")
+        assert not waiting.done()
+        two.act("click", ref=lift)
+        waiting.result(timeout=30)
+    other.close()
+    assert two.value("window.clicked === true")
 
 
 def test_evaluate_exception_is_400_with_the_page_message(forms):

@@ -9,6 +9,7 @@ page/act/dialogs.py and page/act/downloads.py."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 import time
 from collections.abc import Callable
@@ -22,13 +23,13 @@ from clawd.page.act import input as pinput
 from clawd.page.act.dialogs import DialogOpened
 from clawd.page.act.guard import Guarded
 from clawd.page.observe import interception
-from clawd.page.snapshot.refs import ELEMENTS
 from clawd.page.state import navigation
 
 NO_DIALOG_CHECK = {"close", "batch"}
 # Kinds whose effect is what the service sees without a watch in the page: a closed tab has none
 UNWATCHED = {"close"}
 STATE = "_pageState"  # an action handler's (url, title) read together with its work
+_REQUESTS = itertools.count(1)  # names each request's object group: one's end frees no other's
 
 
 # -- running --------------------------------------------------------------------------------------
@@ -51,11 +52,12 @@ class Context:
         self.effects = effects  # answer each act's `effect` (effects.py)
         self.watch: effects.Watch | None = None  # the running act's, while it runs
         self.holding: set = set()  # sessions where the running act holds elements
+        self.group = f"clawd.act.{next(_REQUESTS)}"  # their object group
 
     def release(self) -> None:
         """The elements the act held let go (after its last call to them)."""
         for session in self.holding:
-            session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": ELEMENTS})
+            session.send_and_forget("Runtime.releaseObjectGroup", {"objectGroup": self.group})
         self.holding = set()
 
     def deadline_for(self, action: Action) -> float:
@@ -75,10 +77,10 @@ class Context:
             self._resolve_ref = resolve_ref
         watch = self.watch
         resolved = self._resolve_ref(
-            self.tab, ref, before=watch.prelude if watch else None, element=True
+            self.tab, ref, before=watch.prelude if watch else None, group=self.group
         )
         self.holding.add(resolved.session)
-        element = pinput.element_for(page, resolved)
+        element = pinput.element_for(page, resolved, self.group)
         if watch is not None:
             watch.target(element, replaced=resolved.replaced)
         return element

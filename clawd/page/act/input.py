@@ -14,7 +14,6 @@ from clawd.browser.tab import Tab
 from clawd.cdp.session import Session
 from clawd.page.act import actionability
 from clawd.page.act.guard import Guarded
-from clawd.page.snapshot.refs import ELEMENTS
 
 BUTTONS = {"left": 1, "right": 2, "middle": 4}
 
@@ -33,6 +32,7 @@ class Element:
     role: str = ""
     name: str = ""
     main: bool = False  # object_id is in the page's own world
+    group: str = ""  # the act's object group, released when it ends
 
     @property
     def backend_node_id(self) -> int:
@@ -46,7 +46,7 @@ class Element:
         (evaluate with a ref sees the page's globals)."""
         if self.main:
             return self.object_id
-        params = {"backendNodeId": self.backend_node_id, "objectGroup": ELEMENTS}
+        params = {"backendNodeId": self.backend_node_id, "objectGroup": self.group}
         return self.page.call("DOM.resolveNode", params)["object"]["objectId"]
 
     @property
@@ -103,9 +103,10 @@ def exception_message(details: dict) -> str:
     return str(text).split("\n    at ", 1)[0]
 
 
-def element_for(act: Guarded, resolved) -> Element:
+def element_for(act: Guarded, resolved, group: str) -> Element:
     """An Element from a refs.ResolvedRef (session, backend_node_id, role, name, ref), reached
-    through the act's guard (`act`) moved onto the ref's session."""
+    through the act's guard (`act`) moved onto the ref's session; its remote objects in the act's
+    object `group`."""
     page = act.on(resolved.session)
     if resolved.object_id is not None:
         return Element(
@@ -115,9 +116,10 @@ def element_for(act: Guarded, resolved) -> Element:
             ref=resolved.ref,
             role=resolved.role,
             name=resolved.name,
+            group=group,
         )
     try:
-        params = {"backendNodeId": resolved.backend_node_id, "objectGroup": ELEMENTS}
+        params = {"backendNodeId": resolved.backend_node_id, "objectGroup": group}
         answer = page.call("DOM.resolveNode", params)
     except errors.CdpError:
         raise errors.ActElementDetached(
@@ -132,6 +134,7 @@ def element_for(act: Guarded, resolved) -> Element:
         role=getattr(resolved, "role", ""),
         name=getattr(resolved, "name", ""),
         main=True,
+        group=group,
     )
 
 

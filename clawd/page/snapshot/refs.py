@@ -30,7 +30,6 @@ from clawd.ref_syntax import CANONICAL, REF_MODES, normalize
 STALE_HINT = "take a new snapshot"
 MODES = REF_MODES
 LOOKUP_TIMEOUT = 10.0  # a role ref's look-up: one walk of its frame
-ELEMENTS = "clawd.act"  # object group of the elements an act holds (released when it ends)
 
 
 @dataclass(frozen=True)
@@ -42,8 +41,8 @@ class ResolvedRef:
     name: str
     ref: str
     replaced: bool = False  # a role ref found again by its role and name: another element
-    # the element itself in clawd's world (resolve_ref(..., element=True)), in object group
-    # ELEMENTS; backend_node_id is then None, for the caller to ask when it needs it
+    # the element itself in clawd's world (resolve_ref(..., group=...)), in that object group;
+    # backend_node_id is then None, for the caller to ask when it needs it
     object_id: str | None = None
 
 
@@ -119,14 +118,14 @@ def store(tab) -> RefStore:
 
 
 def resolve_ref(
-    tab, ref: str, *, before: Callable | None = None, element: bool = False
+    tab, ref: str, *, before: Callable | None = None, group: str | None = None
 ) -> ResolvedRef:
     """The live node behind `ref`; RefUnknown (404) or RefStale (409) otherwise. `before(session,
     frame_id, context, ref)` may give `(function source, arguments)` of a function to call in the
     ref's world just before its element is looked up there, in the same command (an act's watch:
-    page/act/effects.py). With `element`, a ref of the latest snapshot answers its element in
-    clawd's world instead of its backend node id: the look-up is then the only round trip (an
-    act's, which releases ELEMENTS when it ends)."""
+    page/act/effects.py). With an object `group`, a ref of the latest snapshot answers its element
+    in clawd's world, in that group, instead of its backend node id: the look-up is then the only
+    round trip (an act's, which releases its group when it ends)."""
     name = normalize(ref)
     found = CANONICAL.match(name)
     if not found:
@@ -147,8 +146,8 @@ def resolve_ref(
         raise errors.RefStale(f"the frame of ref {name} is gone; {STALE_HINT}")
     replaced, object_id = False, None
     try:
-        object_id = _live_element(frame, name, before)
-        backend = None if element else _backend_of(frame.session, object_id, release=True)
+        object_id = _live_element(frame, name, before, group)
+        backend = None if group else _backend_of(frame.session, object_id, release=True)
     except _Removed:
         if mode != "role":
             raise
@@ -161,7 +160,7 @@ def resolve_ref(
         info["name"],
         name,
         replaced,
-        object_id if element else None,
+        object_id if group else None,
     )
 
 
@@ -252,23 +251,23 @@ _LOOKUP = """function(ref, ...args) {{
 }}"""
 
 
-def _live_element(frame: FrameRefs, ref: str, before: Callable | None = None) -> str:
-    """The object id of `ref`'s element in clawd's world of its frame (object group ELEMENTS)."""
+def _live_element(
+    frame: FrameRefs, ref: str, before: Callable | None = None, group: str | None = None
+) -> str:
+    """The object id of `ref`'s element in clawd's world of its frame (in object `group`)."""
     try:
         context = inject.world(frame.session, frame.frame_id, 5.0)
         prelude = before(frame.session, frame.frame_id, context, ref) if before else None
         function, args = prelude if prelude else ("null", ())
-        result = frame.session.call(
-            "Runtime.callFunctionOn",
-            {
-                "functionDeclaration": _LOOKUP.format(before=function),
-                "executionContextId": context,
-                "arguments": [{"value": value} for value in (ref, *args)],
-                "returnByValue": False,
-                "objectGroup": ELEMENTS,
-            },
-            timeout=5.0,
-        )
+        params = {
+            "functionDeclaration": _LOOKUP.format(before=function),
+            "executionContextId": context,
+            "arguments": [{"value": value} for value in (ref, *args)],
+            "returnByValue": False,
+        }
+        if group:
+            params["objectGroup"] = group
+        result = frame.session.call("Runtime.callFunctionOn", params, timeout=5.0)
     except errors.CdpError:
         raise errors.RefStale(f"the document of ref {ref} is gone; {STALE_HINT}") from None
     value = result.get("result", {})
