@@ -23,16 +23,23 @@ waits for its load), median of N; `abchars` what it printed. `clawd/ab` is clawd
 `chars/ab` and `eff/ab` clawd's default and efficient snapshots' characters over its. The
 efficient snapshot stops at 10000 characters (page/snapshot/build.py's EFFICIENT) and
 `snapshot -i` has no limit: on a big page `eff/ab` is mostly that cap.
+
+`pwsame` compares the texts themselves, clawd's default snapshot (refs=true) against Playwright's
+ai mode: the share of Playwright's lines that clawd's has too, each line stripped of its indent
+and its ref (the numbering differs), counted as multisets. `--diff PAGE` prints the lines of that
+page each has and the other lacks.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
 import json
 import logging
 import math
 import pathlib
+import re
 import shutil
 import statistics
 import subprocess
@@ -146,6 +153,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", action="append", default=[])
     parser.add_argument("--json", type=pathlib.Path)
+    parser.add_argument("--diff", action="append", default=[], help="print PAGE's line diff")
     parser.add_argument(
         "--no-agent-browser",
         action="store_true",
@@ -173,6 +181,9 @@ def main() -> None:
                 before = blocked.count
                 rows.append(measure(client, running, tab, pw_page, url, name, args.runs))
                 rows[-1]["blocked"] = blocked.count - before
+                texts = rows[-1].pop("_texts")
+                if name in args.diff:
+                    print_diff(name, *texts)
                 if ab:
                     rows[-1].update(measure_agent_browser(ab, url, args.runs, rows[-1]))
                 print_row(rows[-1])
@@ -260,7 +271,35 @@ def measure(client, running, tab, pw_page, url: str, name: str, runs: int) -> di
         "playwright_chars": len(peer),
         "efficient_chars": len(efficient["snapshot"]),
         "chrome_names": text["stats"].get("chromeNames", 0),
+        "pw_same": round(same_lines(text["snapshot"], peer)[0], 3),
+        "_texts": (text["snapshot"], peer),
     }
+
+
+_REF = re.compile(r" ?\[ref=[^\]]*\]")
+
+
+def comparable(text: str) -> collections.Counter:
+    """A snapshot's lines as a multiset, without indent or ref."""
+    return collections.Counter(
+        _REF.sub("", line).strip() for line in text.splitlines() if line.strip()
+    )
+
+
+def same_lines(ours: str, peer: str) -> tuple[float, collections.Counter, collections.Counter]:
+    """The share of `peer`'s lines `ours` has too; the lines only ours has, only peer's has."""
+    mine, theirs = comparable(ours), comparable(peer)
+    shared = sum((mine & theirs).values())
+    return shared / max(1, sum(theirs.values())), mine - theirs, theirs - mine
+
+
+def print_diff(name: str, ours: str, peer: str, most: int = 40) -> None:
+    """The lines of page `name` only clawd's snapshot has, and only Playwright's ai mode has."""
+    share, only_ours, only_peer = same_lines(ours, peer)
+    for title, only in (("only clawd", only_ours), ("only playwright ai", only_peer)):
+        print(f"\n{name}: {title} ({sum(only.values())} lines; pwsame {share:.3f})")
+        for line, count in only.most_common(most):
+            print(f"  {count:3d} x {line[:150]}")
 
 
 # (key, title, format) of each column after the page's name; agent-browser's last five
@@ -274,6 +313,7 @@ COLUMNS = (
     ("playwright_chars", "pwchars", "8.0f"),
     ("efficient_chars", "eff", "6.0f"),
     ("chrome_names", "chrome", "6.0f"),
+    ("pw_same", "pwsame", "6.2f"),
     ("blocked", "blocked", "7.0f"),
     ("agent_browser_ms", "ab", "8.1f"),
     ("agent_browser_ratio", "clawd/ab", "8.2f"),
@@ -317,6 +357,8 @@ def summary(rows: list[dict]) -> None:
     )
     print(f"geometric-mean ratio clawd/playwright over {len(rows)} pages: {mean['ratio']:.3f}")
     print(f"geometric-mean walk/playwright (the in-page walker alone): {mean['walk_ratio']:.3f}")
+    same = statistics.mean(r["pw_same"] for r in rows)
+    print(f"mean share of Playwright's ai-mode lines clawd's snapshot has too: {same:.3f}")
     if "agent_browser_ratio" in mean:
         print(
             f"geometric-mean clawd/agent-browser snapshot -i: time "
