@@ -343,6 +343,7 @@ FIELDS: dict[tuple[str, str], RouteFields] = {
         }
     ),
     ("POST", "/record/stop"): RouteFields(body=TARGET),
+    ("GET", "/recordings"): RouteFields(query={}),
     # state
     ("GET", "/cookies"): RouteFields(query={**TARGET, "all": opt(BOOL), **WRAP}),
     ("POST", "/cookies/set"): RouteFields(body={**TARGET, "cookie": req(ANY)}),

@@ -450,6 +450,10 @@ class Client(Transport, ActMethods, WebMethods):
         """Finish the tab's recording: the video's path, its frames and why it stopped."""
         return self._post("/record/stop", profile, target_id=target_id)
 
+    def recordings(self) -> dict:
+        """Every recording on the service's disk, newest first, with why each stopped."""
+        return self._get("/recordings", None)
+
     # -- state ----------------------------------------------------------------------------------
     def cookies(
         self, all: bool = False, target_id: str | None = None, *, profile: str | None = None

@@ -88,6 +88,7 @@ ROUTES = [
     route("DELETE", "/route/{id}", network.remove_route, tool="browser_act"),
     route("POST", "/record/start", record.record_start, tool="browser_screenshot"),
     route("POST", "/record/stop", record.record_stop, tool="browser_screenshot"),
+    route("GET", "/recordings", record.list_recordings, tool="browser_screenshot"),
     route("GET", "/recordings/{name}", record.recording_file, tool="browser_screenshot"),
     route("GET", "/cookies", state.cookies, tool="browser_act"),
     route("POST", "/cookies/set", state.set_cookie, tool="browser_act"),

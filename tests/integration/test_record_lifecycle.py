@@ -80,6 +80,31 @@ def test_a_killed_browser_ends_the_recording_as_browser_gone(tmp_path, page):
     assert_playable(pathlib.Path(rec.result["path"]), side)
 
 
+def test_a_recording_whose_browser_died_is_listed_with_its_files(tmp_path, page):
+    # no stop can collect it (its tab is gone): GET /recordings names it and its files
+    running = RunningService(service_config(tmp_path / "home"))
+    try:
+        client = running.client()
+        tab_id = client.open(page)["tabId"]
+        started = client.record_start(target_id=tab_id, fps=10)
+        rec = recording.recorder_of(running.live_tab(tab_id))
+        client.act("click", ref=button_ref(client, tab_id), target_id=tab_id)
+        wait_until(lambda: rec.frames_received > 2, message="frames")
+        (live,) = client.recordings()["recordings"]  # running: its sidecar says so
+        assert live["name"] == pathlib.Path(started["path"]).name
+        assert live["stoppedBy"] is None and live["tabId"] == tab_id and live["acts"] == 1
+        os.kill(client.status()["pid"], signal.SIGKILL)
+        assert rec.done.wait(30), "the recording did not end with its browser"
+        (gone,) = client.recordings()["recordings"]
+        assert gone["stoppedBy"] == "browserGone" and gone["acts"] == 1 and gone["frames"] > 0
+        video = client.fetch_media(gone["mediaUrl"], tmp_path / "got.webm")
+        side = client.fetch_media(gone["sidecarUrl"], tmp_path / "got.json")
+        assert video.stat().st_size == gone["bytes"] > 0
+        assert json.loads(side.read_text())["stoppedBy"] == "browserGone"
+    finally:
+        running.close()
+
+
 def _children(pid: int) -> tuple[list[psutil.Process], list[psutil.Process]]:
     """The service's ffmpeg and the roots of its Chromium (a session of its own)."""
     kids = psutil.Process(pid).children(recursive=True)

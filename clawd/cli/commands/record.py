@@ -1,4 +1,4 @@
-"""Recording a tab as a WebM video: `record start`, `record stop`."""
+"""Recording a tab as a WebM video: `record start`, `record stop`, `record list`."""
 
 from __future__ import annotations
 
@@ -31,6 +31,19 @@ def record_stop(inv: Invocation) -> None:
     output.emit(inv, result, lambda _result: str(saved))
 
 
+def record_list(inv: Invocation) -> None:
+    output.emit(inv, inv.client.recordings(), _render_list)
+
+
+def _render_list(result: dict) -> str:
+    rows = []
+    for r in result.get("recordings", []):
+        stopped = r.get("stoppedBy") or ("no sidecar" if "sidecarUrl" not in r else "running")
+        tab = f"  tab {r['tabId']}" if r.get("tabId") else ""
+        rows.append(f"{r['name']}  {r['bytes']} bytes  {stopped}{tab}  {r.get('acts', 0)} acts")
+    return "\n".join(rows) or "no recordings"
+
+
 def add_parsers(sub) -> None:
     _, actions = group(sub, "record", "record the tab as a WebM video", tab=True)
     p = command(actions, "start", record_start, "start recording the tab", tab=True)
@@ -59,4 +72,10 @@ def add_parsers(sub) -> None:
         metavar="FILE",
         help="save the video here and its sidecar beside it (.json), fetched over HTTP; "
         "default: print where they are on the service's machine",
+    )
+    command(
+        actions,
+        "list",
+        record_list,
+        "the recordings on the service's disk, newest first: why each stopped, its acts",
     )

@@ -532,6 +532,50 @@ def end_all(tabs: Iterable[Tab], reason: str, timeout: float) -> int:
     return len(running)
 
 
+def on_disk(root: pathlib.Path) -> list[dict]:
+    """Every recording under `root`, the last started first: its video (once a frame was
+    written), its size, and from its sidecar the tab, the start, why it stopped (`stoppedBy`
+    null: still running, or its service was killed) and how many acts it noted. What a stop
+    answers, for recordings nobody could stop (their tab crashed or their browser went)."""
+    if not root.is_dir():
+        return []
+    names = {p.stem for pattern in ("*.webm", "*.json") for p in root.glob("recording-" + pattern)}
+    found = []
+    for stem in names:
+        video, sidecar = root / f"{stem}.webm", root / f"{stem}.json"
+        entry: dict = {"name": video.name, "bytes": 0}
+        when = 0.0
+        if _plain_file(video):
+            entry.update(bytes=video.stat().st_size, mediaUrl=f"/recordings/{video.name}")
+            when = video.stat().st_mtime
+        facts = _sidecar_facts(sidecar) if _plain_file(sidecar) else None
+        if facts is not None:
+            entry.update(facts, sidecarUrl=f"/recordings/{sidecar.name}")
+            started = facts.get("startedAt")
+            when = started if isinstance(started, (int, float)) else sidecar.stat().st_mtime
+        if when:
+            found.append((when, entry))
+    return [entry for _, entry in sorted(found, key=lambda item: item[0], reverse=True)]
+
+
+def _plain_file(path: pathlib.Path) -> bool:
+    return not path.is_symlink() and path.is_file()
+
+
+def _sidecar_facts(sidecar: pathlib.Path) -> dict | None:
+    """What a listing shows of a sidecar (not its acts, only how many), or None without one."""
+    try:
+        doc = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    keep = ("tabId", "startedAt", "stoppedBy", "frames", "seconds", "fps", "failure")
+    facts = {key: doc[key] for key in keep if key in doc}
+    facts["acts"] = len(doc.get("acts") or [])
+    return facts
+
+
 def recorder_of(tab: Tab) -> Recorder | None:
     """The tab's running recording, if any (for noting acts)."""
     slot = tab.state.peek(RECORDING)

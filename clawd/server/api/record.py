@@ -1,6 +1,7 @@
 """Recording a tab as video: POST /record/start, POST /record/stop (page/observe/recording.py),
-GET /recordings/<name> (a video or its sidecar, for a remote reader), and noting each POST /act
-in the recording of its tab, for the sidecar's chapter marks."""
+GET /recordings (every recording on disk, also those whose tab went before a stop could collect
+them), GET /recordings/<name> (a video or its sidecar, for a remote reader), and noting each
+POST /act in the recording of its tab, for the sidecar's chapter marks."""
 
 from __future__ import annotations
 
@@ -30,6 +31,11 @@ def record_stop(req: Request) -> dict:
         done["mediaUrl"] = f"/recordings/{pathlib.Path(done['path']).name}"
     done["sidecarUrl"] = f"/recordings/{pathlib.Path(done['sidecar']).name}"
     return tab_answer(tab, **done)
+
+
+def list_recordings(req: Request) -> dict:
+    """The recordings in $CLAWD_HOME/recordings, newest first, each with what its sidecar says."""
+    return {"recordings": recording.on_disk(req.service.layout.recordings)}
 
 
 def recording_file(req: Request) -> FileResponse:
