@@ -2,14 +2,19 @@
 sub-frames, every redirect hop) is paused and judged by the navigation policy before it leaves;
 with `strict` every request is. Then the profile's network routes (routes.py) may answer it: the
 policy is judged first, so no route lets a blocked request through, and a route's rewritten URL is
-judged too. HTTP auth challenges are answered from the tab's credentials."""
+judged too. HTTP auth challenges are answered from the tab's credentials. While a /response/body
+waiter is pending, the responses it may want are paused too, their bodies read there (taps)."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
 
 from clawd import errors
 from clawd.browser.tab import StateKey, Tab
@@ -38,6 +43,7 @@ class NavigationGuard:
         )
         session.on("Fetch.authRequired", lambda p: self._on_auth(tab, session, p))
         held = state(tab)
+        held.refresh = lambda: self.refresh(tab)
         if not child:
             session.on("Page.frameNavigated", lambda p: self._on_navigated(tab, p))
             session.on("Page.frameRequestedNavigation", held.watch.requested)
@@ -70,9 +76,13 @@ class NavigationGuard:
         table = self.routes.peek(tab.owner)
         if table is not None and not self.strict:  # strict pauses every request already
             patterns += table.fetch_patterns()
+        patterns += [tap.fetch_pattern() for tap in state(tab).taps()]
         return {"patterns": patterns, "handleAuthRequests": bool(state(tab).credentials())}
 
     def _on_paused(self, tab: Tab, session: Session, params: dict) -> None:
+        if "responseStatusCode" in params or "responseErrorReason" in params:
+            _on_response(tab, session, params)  # judged at its request stage already
+            return
         url = params["request"]["url"]
         # every paused request is judged, those paused only for a route too: no route answers
         # or sends on a request the policy refuses
@@ -206,13 +216,28 @@ class NavigationWatch:
             self._cond.wait_for(lambda: self.judged_at >= self.requested_at, timeout=window)
 
 
+class BodyTap(Protocol):
+    """What wants the bodies of some responses while it waits (network.py's waiter)."""
+
+    cap: int  # the largest body (bytes, as declared) it reads
+
+    def fetch_pattern(self) -> dict: ...
+
+    def wants(self, url: str) -> bool: ...
+
+    def took(self, network_id: str, body: bytes) -> None: ...
+
+
 class Interception:
     """One tab's side of interception: its sessions (to re-enable Fetch on), the credentials
-    POST /set/credentials gave, the last document request refused and why, and the main frame's
-    NavigationWatch. Judge threads and the event thread write while requests read: one lock."""
+    POST /set/credentials gave, the last document request refused and why, the body taps in
+    force and the main frame's NavigationWatch. Judge threads and the event thread write while
+    requests read: one lock."""
 
     def __init__(self, frame_id: str):
         self.watch = NavigationWatch(frame_id)
+        self.refresh = lambda: None  # the guard's: Fetch.enable again on every session
+        self._taps: list[BodyTap] = []
         self._sessions: list[Session] = []
         self._credentials: dict | None = None  # {"username", "password"}
         self._blocked: dict | None = None  # {"url", "reason", "code", "at"?, "frameId"?}
@@ -225,6 +250,17 @@ class Interception:
     def sessions(self) -> list[Session]:
         with self._lock:
             return list(self._sessions)
+
+    def taps(self) -> list[BodyTap]:
+        with self._lock:
+            return list(self._taps)
+
+    def set_tap(self, tap: BodyTap, on: bool) -> None:
+        with self._lock:
+            if on:
+                self._taps.append(tap)
+            elif tap in self._taps:
+                self._taps.remove(tap)
 
     def credentials(self) -> dict | None:
         with self._lock:
@@ -267,6 +303,62 @@ def blocked_since(tab: Tab, since: float, window: float = 0.25) -> dict | None:
     if blocked and blocked.get("at", 0) >= since:
         return {k: blocked[k] for k in ("url", "reason", "code")}
     return None
+
+
+@contextlib.contextmanager
+def tapped(tab: Tab, tap: BodyTap) -> Iterator[None]:
+    """Pause the responses `tap` may want at the Fetch Response stage while in this block (in
+    force on every session of the tab when it begins): only then, so no other request pays."""
+    held = state(tab)
+    held.set_tap(tap, True)
+    held.refresh()
+    try:
+        yield
+    finally:
+        held.set_tap(tap, False)
+        if not tab.closed.is_set():
+            held.refresh()
+
+
+def _on_response(tab: Tab, session: Session, params: dict) -> None:
+    """A response paused for a tap: the first tap that wants it gets its body, read here (the
+    whole of it, even one the page never reads); the page then gets the response unchanged."""
+    url = params["request"]["url"]
+    tap = next((t for t in state(tab).taps() if t.wants(url)), None)
+    try:
+        if tap is not None and _readable(params, tap.cap):
+            body = _response_body(session, params["requestId"])
+            if body is not None:
+                tap.took(params.get("networkId") or params["requestId"], body)
+    finally:
+        _continue_response(session, params["requestId"])
+
+
+def _readable(params: dict, cap: int) -> bool:
+    """A body we may hold whole: not a redirect's or a failure's, unencoded (its decoded size is
+    what it declares) and declared within `cap` bytes."""
+    if "responseErrorReason" in params or 300 <= params.get("responseStatusCode", 0) < 400:
+        return False
+    headers = {h["name"].lower(): h["value"] for h in params.get("responseHeaders") or []}
+    length = headers.get("content-length", "").strip()
+    encoding = headers.get("content-encoding", "identity").strip().lower()
+    return length.isdigit() and int(length) <= cap and encoding in ("", "identity")
+
+
+def _response_body(session: Session, request_id: str) -> bytes | None:
+    try:
+        got = session.call("Fetch.getResponseBody", {"requestId": request_id})
+    except (errors.CdpError, errors.CdpTimeout) as exc:
+        log.debug("response %s not read at its response stage: %s", request_id, exc.message)
+        return None
+    body = got.get("body", "")
+    return base64.b64decode(body) if got.get("base64Encoded") else body.encode()
+
+
+def _continue_response(session: Session, request_id: str) -> None:
+    # Fetch.continueResponse is newer; continueRequest continues a response as it came too
+    if session.try_call("Fetch.continueResponse", {"requestId": request_id}) is None:
+        session.try_call("Fetch.continueRequest", {"requestId": request_id})
 
 
 def _judged(tab: Tab, params: dict) -> None:

@@ -1,7 +1,8 @@
 """The Network domain on every tab and iframe: per tab the newest 500 requests with their outcome,
 and waiting for the next response whose URL matches (exact, substring or glob) to read its body.
 The same events feed the tab's HAR recording when one runs (har.py). Request interception (the
-navigation policy, routes, HTTP auth) is interception.py's."""
+navigation policy, routes, HTTP auth, pausing responses to read their bodies) is
+interception.py's."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import time
 from clawd import errors
 from clawd.browser.tab import RingBuffer, StateKey, Tab
 from clawd.cdp.session import Session
-from clawd.security import linear
+from clawd.page.observe import interception
+from clawd.page.observe.urls import url_matcher
 
 logger = logging.getLogger("clawd.page")
 
@@ -23,6 +25,8 @@ DEFAULT_MAX_CHARS = 200_000
 # an unread body Chromium does not cache reaches the page only whole, and never finishes: once
 # bytes came, this long without more and what came is the answer
 BODY_QUIET = 0.5
+# the largest body a waiter reads at its response stage, whole whether the page reads it or not
+BODY_CAP = 32 * 2**20
 _TEXT_TYPES = re.compile(
     r"^(text/|application/([\w.+-]*\+)?(json|xml|javascript|ecmascript|x-www-form-urlencoded)"
     r"|image/svg\+xml)",
@@ -75,6 +79,7 @@ class NetworkLog:
         self.entries = RingBuffer(capacity)
         self._by_id: dict[str, dict] = {}
         self._waiters: list[ResponseWaiter] = []
+        self._taken: dict[str, bytes] = {}  # bodies read at their response stage, by request
         self.har = None  # the tab's HAR recorder (har.py) while one records
         self._lock = threading.Lock()
 
@@ -121,6 +126,8 @@ class NetworkLog:
     def on_response(self, session: Session, params: dict) -> None:
         response = params.get("response") or {}
         with self._lock:
+            # a body read at its response stage (took) came before this event: popped either way
+            taken = self._taken.pop(params["requestId"], None)
             entry = self._by_id.get(params["requestId"])
             if entry is not None:
                 _set_status(entry, response.get("status"))
@@ -130,7 +137,7 @@ class NetworkLog:
                 if w.request_id is None and w.matches(response.get("url", ""))
             ]
             if waiters:
-                waiters[0].bind(session, params["requestId"], response)
+                waiters[0].bind(session, params["requestId"], response, taken)
         if (recorder := self.har) is not None:
             recorder.on_response(session, params)
 
@@ -154,6 +161,7 @@ class NetworkLog:
         if (recorder := self.har) is not None:
             recorder.on_failed(session, params)
         with self._lock:
+            self._taken.pop(params["requestId"], None)
             entry = self._by_id.get(params["requestId"])
             if entry is not None:
                 entry["ok"] = False
@@ -188,6 +196,12 @@ class NetworkLog:
             self._waiters.append(waiter)
         return waiter
 
+    def took(self, request_id: str, body: bytes) -> None:
+        """A body read at its response stage (interception.py), before its responseReceived."""
+        with self._lock:
+            if self._waiters:  # else nobody would pop it
+                self._taken[request_id] = body
+
     def forget(self, waiter: ResponseWaiter) -> None:
         with self._lock:
             if waiter in self._waiters:
@@ -201,6 +215,7 @@ class NetworkLog:
         with self._lock:
             waiters, self._waiters = self._waiters, []
             self._by_id.clear()
+            self._taken.clear()
             recorder, self.har = self.har, None
         if recorder is not None:  # the tab closed while recording: nothing will write it
             recorder.abandon()
@@ -242,6 +257,7 @@ class ResponseWaiter:
         self.response: dict | None = None
         self.failure: str | None = None
         self.chunks: list[bytes] = []
+        self.taken = False  # chunks is the whole body, read at its response stage
         self._matched = threading.Event()
         self._finished = threading.Event()
         self._news = threading.Condition()
@@ -249,8 +265,12 @@ class ResponseWaiter:
     def matches(self, url: str) -> bool:
         return self._matches(url)
 
-    def bind(self, session: Session, request_id: str, response: dict) -> None:
+    def bind(
+        self, session: Session, request_id: str, response: dict, taken: bytes | None = None
+    ) -> None:
         self.session, self.request_id, self.response = session, request_id, response
+        if taken is not None:
+            self.chunks, self.taken = [taken], True
         self._matched.set()
 
     def add(self, chunk: bytes) -> None:
@@ -292,7 +312,7 @@ class ResponseWaiter:
 
     def has_body(self) -> bool:
         """Finished loading, or bytes of it (all of an empty one) arrived."""
-        return self.finished or any(self.chunks) or self.whole()
+        return self.finished or self.taken or any(self.chunks) or self.whole()
 
     def whole(self) -> bool:
         headers = {k.lower(): v for k, v in (self.response or {}).get("headers", {}).items()}
@@ -301,18 +321,6 @@ class ResponseWaiter:
         if not length.isdigit() or headers.get("content-encoding", "identity") != "identity":
             return False
         return sum(len(c) for c in self.chunks) >= int(length)
-
-
-def url_matcher(pattern: str):
-    """`*` matches within one path segment, `**` across segments; without a star the pattern
-    matches the URL exactly or as a substring."""
-    if "*" not in pattern:
-        return lambda url: pattern in url
-    parts = re.split(r"(\*\*|\*)", pattern)
-    regex = "".join(".*" if p == "**" else "[^/]*" if p == "*" else re.escape(p) for p in parts)
-    # every star a backtracking point (`**a**a**b`) over a URL the page chose: RE2, linear
-    compiled = linear.compile_regex(regex, what="the URL pattern")
-    return lambda url: compiled.fullmatch(url) is not None
 
 
 def response_body(
@@ -324,6 +332,13 @@ def response_body(
     if log is None:
         raise errors.TabNotFound(f"tab {tab.tab_id} is not watched (closed?)")
     deadline = time.monotonic() + timeout
+    with interception.tapped(tab, BodyTap(log, pattern)):
+        return _answer_when_matched(tab, log, pattern, deadline, timeout, max_chars)
+
+
+def _answer_when_matched(
+    tab: Tab, log: NetworkLog, pattern: str, deadline: float, timeout: float, max_chars: int
+) -> dict:
     waiter = log.expect_response(pattern)
     try:
         if not waiter.wait_matched(timeout):
@@ -333,7 +348,7 @@ def response_body(
             )
         if waiter.response is None:
             raise errors.TabNotFound(f"tab {tab.tab_id}: {waiter.failure}")
-        if not waiter.finished:
+        if not waiter.finished and not waiter.taken:
             # a fetch() of a response Chromium does not cache (Cache-Control: no-store, as APIs
             # answer) finishes only once the page reads the body: until then the bytes that
             # reached the page come from the inspector's buffer (measured on Chromium 156)
@@ -342,12 +357,34 @@ def response_body(
         if not waiter.has_body():
             raise errors.ResponseTimeout(
                 f"the body of {waiter.response.get('url')} did not come within "
-                f"{timeout * 1000:g} ms (a body the page never reads reaches it only whole and "
-                f"up to 2 MiB)"
+                f"{timeout * 1000:g} ms (a body the page never reads is read whole when it "
+                f"declares its length, up to {BODY_CAP >> 20} MiB unencoded; else only what "
+                f"reached the page, up to 2 MiB)"
             )
         return _body_answer(waiter, max_chars)
     finally:
         log.forget(waiter)
+
+
+class BodyTap:
+    """The responses a waiter may want (interception.py pauses them at their response stage):
+    their bodies, read there whole, go to the tab's NetworkLog until their responseReceived."""
+
+    cap = BODY_CAP
+
+    def __init__(self, log: NetworkLog, pattern: str):
+        self._log = log
+        self.wants = url_matcher(pattern)
+        self._pattern = pattern
+
+    def fetch_pattern(self) -> dict:
+        """A Fetch pattern pausing at least every URL the waiter's pattern matches."""
+        escaped = self._pattern.replace("\\", "\\\\").replace("?", "\\?")
+        glob = re.sub(r"\*+", "*", escaped) if "*" in escaped else f"*{escaped}*"
+        return {"urlPattern": glob, "requestStage": "Response"}
+
+    def took(self, network_id: str, body: bytes) -> None:
+        self._log.took(network_id, body)
 
 
 def _stream(waiter: ResponseWaiter) -> None:
@@ -380,7 +417,7 @@ def _body_answer(waiter: ResponseWaiter, max_chars: int) -> dict:
         body, encoded = _decode_text(body)
     if encoded:
         answer["encoding"] = "base64"
-    answer["complete"] = waiter.finished or waiter.whole()
+    answer["complete"] = waiter.finished or waiter.taken or waiter.whole()
     answer["truncated"] = bool(max_chars) and len(body) > max_chars
     answer["body"] = body[:max_chars] if answer["truncated"] else body
     return answer
@@ -389,7 +426,7 @@ def _body_answer(waiter: ResponseWaiter, max_chars: int) -> dict:
 def _body(waiter: ResponseWaiter, answer: dict) -> tuple[str, bool]:
     """(body, base64-encoded): Chromium's copy of a finished body, else the streamed bytes."""
     streamed = base64.b64encode(b"".join(waiter.chunks)).decode("ascii")
-    if not waiter.finished:
+    if not waiter.finished or waiter.taken:
         return streamed, True
     try:
         got = waiter.session.call("Network.getResponseBody", {"requestId": waiter.request_id})

@@ -15,7 +15,7 @@ import weakref
 from dataclasses import dataclass, field
 
 from clawd import errors
-from clawd.page.observe.network import url_matcher
+from clawd.page.observe.urls import url_matcher
 from clawd.security.paths import confine
 
 # the Network domain's ResourceType values, which Fetch patterns and requestPaused use
