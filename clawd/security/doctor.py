@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from clawd import errors
 from clawd.browser import trash
 from clawd.config.model import Config, ProfileConfig, StateLayout
+from clawd.relay import package
 from clawd.security.csrf import is_loopback_host
 
 OK, WARN, ERROR = "ok", "warn", "error"
@@ -171,12 +172,29 @@ def check_relay(config: Config, status: dict | None, probes: Probes) -> Check:
             f"no clawd extension is connected to 127.0.0.1:{status.get('port')}: load it "
             "unpacked (clawd-browser extension path) and pair it in its options page",
         )
+    connected = status.get("extensionVersion") or ""
+    shipped = package.manifest().get("version", "")
+    if _older(connected, shipped):
+        return Check(
+            "relay",
+            WARN,
+            f"the connected clawd extension is {connected}, older than the {shipped} clawd ships: "
+            "reload it (chrome://extensions) so acts see the windows and downloads of shared tabs",
+        )
     return Check(
         "relay",
         OK,
-        f"the clawd extension {status.get('extensionVersion') or ''} is connected; "
+        f"the clawd extension {connected} is connected; "
         f"{status.get('sharedTabs', 0)} tab(s) shared",
     )
+
+
+def _older(version: str, than: str) -> bool:
+    """Whether dotted `version` is before `than` (an unreadable one is not)."""
+    try:
+        return tuple(map(int, version.split("."))) < tuple(map(int, than.split(".")))
+    except ValueError:
+        return False
 
 
 # -- state and credentials ----------------------------------------------------------------------

@@ -55,11 +55,21 @@ def _relay_config(**relay):
 def test_doctor_says_whether_the_extension_is_connected_and_how_many_tabs():
     probes = doctor.Probes(port_in_use=lambda port: False)
     config = _relay_config(port=18792)
-    status = {"port": 18792, "connected": True, "extensionVersion": "1.0.0", "sharedTabs": 2}
+    shipped = package.manifest()["version"]
+    status = {"port": 18792, "connected": True, "extensionVersion": shipped, "sharedTabs": 2}
     check = doctor.check_relay(config, status, probes)
     assert (check.level, "2 tab(s) shared" in check.detail) == (doctor.OK, True), check
     check = doctor.check_relay(config, {**status, "connected": False}, probes)
     assert check.level == doctor.WARN and "extension path" in check.detail, check
+
+
+def test_doctor_warns_of_an_extension_older_than_the_one_clawd_ships():
+    # 1.0.0 reports no window a shared tab opens: an act waited its whole settle for one
+    probes = doctor.Probes(port_in_use=lambda port: False)
+    status = {"port": 18792, "connected": True, "extensionVersion": "1.0.0", "sharedTabs": 1}
+    check = doctor.check_relay(_relay_config(port=18792), status, probes)
+    assert check.level == doctor.WARN and "reload it" in check.detail, check
+    assert package.manifest()["version"] in check.detail
 
 
 def test_doctor_before_a_start_flags_a_taken_relay_port():
