@@ -23,7 +23,7 @@ class Element:
     """An element resolved from a ref, ready to be acted on, with the act's guarded way to the
     session it lives in (its deadline is the act's). `object_id` is the element in clawd's world
     (or, for a ref found by other means, the page's own); its backend node id is asked for only
-    when something needs it (a cover's name, a file input): one round trip less an act."""
+    when something needs it (a cover's name, a file input): two round trips fewer an act."""
 
     page: Guarded
     backend: int | None
