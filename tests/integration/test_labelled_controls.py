@@ -6,26 +6,8 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
-from tests.support import widgets, zoo
-from tests.support.act import opened_pages
+from tests.integration.test_zoo import page, zoo_site  # noqa: F401 (the zoo's fixtures)
 from tests.support.page_eval import wait_until
-
-
-@pytest.fixture(scope="module")
-def zoo_site(site):
-    widgets.require_widgets()
-    widgets.serve(site)
-    return site
-
-
-@pytest.fixture
-def page(client, zoo_site):
-    opened = opened_pages(client, zoo_site)
-    open_page = next(opened)
-    yield lambda name: open_page(zoo.PAGES + name)
-    next(opened, None)
 
 
 def _line(snapshot: str, role: str, name: str) -> str:
