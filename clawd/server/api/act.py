@@ -116,9 +116,7 @@ def highlight(req: Request) -> dict:
     try:
         element = ctx.element(req.args["ref"], Guarded.page(ctx.tab, _deadline(req)))
         pinput.prepare(element, enabled=False)  # showing it is no act on it
-        box = element.call(
-            _HIGHLIGHT, req.args.get("durationMs", HIGHLIGHT_MS), element.describe()
-        )
+        box = element.call(_HIGHLIGHT, req.args.get("durationMs", HIGHLIGHT_MS), element.describe())
     finally:
         ctx.release()
     return tab_answer(ctx.tab, ref=req.args["ref"], box=box)
