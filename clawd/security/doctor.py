@@ -179,7 +179,7 @@ def check_relay(config: Config, status: dict | None, probes: Probes) -> Check:
             "relay",
             WARN,
             f"the connected clawd extension is {connected}, older than the {shipped} clawd ships: "
-            "reload it (chrome://extensions) so acts see the windows and downloads of shared tabs",
+            "reload it (chrome://extensions) so an act sees the windows a shared tab opens",
         )
     return Check(
         "relay",
