@@ -122,7 +122,7 @@ def _wait_load(page: Guarded, state: str) -> None:
 # -- evaluate -------------------------------------------------------------------------------------
 def _call_expression(source: str) -> str:
     """A function source is called; any other source is evaluated as an expression."""
-    return f"({source})()" if _FUNCTION.match(source) else source
+    return f"({source})()" if is_function(source) else source
 
 
 # The function's value and the page's URL and title in one round trip; values returnByValue
@@ -183,7 +183,7 @@ def evaluate_with_state(
 def evaluate(page: Guarded, source: str, *, element=None):
     """The value of the page function `source` (awaited); the element, if any, is its argument."""
     if element is not None:
-        function = source if _FUNCTION.match(source) else f"function() {{ return ({source}); }}"
+        function = source if is_function(source) else f"function() {{ return ({source}); }}"
         own = element.in_main_world()  # the page's function sees the page's globals
         params = {
             "functionDeclaration": function,

@@ -147,7 +147,7 @@ def resolve_ref(
     replaced, object_id = False, None
     try:
         object_id = _live_element(frame, name, before, group)
-        backend = None if group else _backend_of(frame.session, object_id, release=True)
+        backend = None if group else _backend_released(frame.session, object_id)
     except _Removed:
         if mode != "role":
             raise
@@ -278,15 +278,14 @@ def _live_element(
     return value["objectId"]
 
 
-def _backend_of(session, object_id: str, *, release: bool) -> int:
-    """The backend node id of a remote element (released after, with `release`)."""
+def _backend_released(session, object_id: str) -> int:
+    """The backend node id of a remote element, the element's object released after."""
     try:
         return session.call("DOM.describeNode", {"objectId": object_id}, timeout=5.0)["node"][
             "backendNodeId"
         ]
     finally:
-        if release:
-            session.send_and_forget("Runtime.releaseObject", {"objectId": object_id})
+        session.send_and_forget("Runtime.releaseObject", {"objectId": object_id})
 
 
 def _resolve_ax(refs: RefStore, name: str, number: int) -> ResolvedRef:
